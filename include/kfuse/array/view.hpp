@@ -1,0 +1,42 @@
+// The Kokkos views behind arrays: rank-N, LayoutRight (row-major), in the
+// default execution space's memory.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+namespace kfuse::detail {
+
+template <class T, int N>
+struct view_data;
+template <class T>
+struct view_data<T, 1> {
+  using type = T*;
+};
+template <class T>
+struct view_data<T, 2> {
+  using type = T**;
+};
+template <class T>
+struct view_data<T, 3> {
+  using type = T***;
+};
+
+using ExecSpace = Kokkos::DefaultExecutionSpace;
+using MemSpace = ExecSpace::memory_space;
+
+template <class T, int N>
+using view_t = Kokkos::View<typename view_data<T, N>::type, Kokkos::LayoutRight, MemSpace>;
+
+/// A rectangular index box in view coordinates, [lo, hi) per dimension.
+template <int N>
+struct Box {
+  std::int64_t lo[N];
+  std::int64_t hi[N];
+  std::int64_t size() const {
+    std::int64_t n = 1;
+    for (int d = 0; d < N; ++d) n *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+    return n;
+  }
+};
+
+}  // namespace kfuse::detail

@@ -1,0 +1,6 @@
+// Layer umbrella: kfuse/core.
+#pragma once
+#include "kfuse/core/config.hpp"
+#include "kfuse/core/error.hpp"
+#include "kfuse/core/kernel_counter.hpp"
+#include "kfuse/core/kokkos_compat.hpp"

@@ -1,0 +1,53 @@
+// The differences between Kokkos 3.4 (Debian) and Kokkos 4.x that kfuse
+// touches, in one place: math functions, initialization settings, reducer
+// join signatures.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#if KOKKOS_VERSION >= 40000
+#define KFUSE_KOKKOS_4 1
+#else
+#define KFUSE_KOKKOS_4 0
+#endif
+
+namespace kfuse::detail::math {
+
+#if KFUSE_KOKKOS_4
+using Kokkos::cos;
+using Kokkos::exp;
+using Kokkos::fabs;
+using Kokkos::log;
+using Kokkos::pow;
+using Kokkos::sin;
+using Kokkos::sqrt;
+#else
+using Kokkos::Experimental::cos;
+using Kokkos::Experimental::exp;
+using Kokkos::Experimental::fabs;
+using Kokkos::Experimental::log;
+using Kokkos::Experimental::pow;
+using Kokkos::Experimental::sin;
+using Kokkos::Experimental::sqrt;
+#endif
+
+}  // namespace kfuse::detail::math
+
+namespace kfuse::detail {
+
+/// Initializes Kokkos with an optional device id (-1: Kokkos' default).
+inline void initialize_kokkos(int& argc, char* argv[], int device_id) {
+  if (device_id < 0) {
+    Kokkos::initialize(argc, argv);
+    return;
+  }
+#if KFUSE_KOKKOS_4
+  Kokkos::initialize(Kokkos::InitializationSettings().set_device_id(device_id));
+#else
+  Kokkos::InitArguments args;
+  args.device_id = device_id;
+  Kokkos::initialize(args);
+#endif
+}
+
+}  // namespace kfuse::detail

@@ -1,0 +1,139 @@
+// Comm: the communicator every distributed object lives on. With MPI it wraps
+// an MPI_Comm; built with KFUSE_ENABLE_MPI=0 it is a one-rank stand-in with
+// the same interface, so user code never needs #ifdefs.
+//
+// Also the collective error protocol of DESIGN.md: a check that fails on one
+// rank is agreed on by all ranks (agree_or_throw), so every rank throws the
+// same kfuse::Error and none is left waiting in MPI.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kfuse/core/config.hpp"
+#include "kfuse/core/error.hpp"
+
+#if KFUSE_ENABLE_MPI
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1  // kfuse uses the C API; the C++ bindings only add warnings
+#endif
+#include <mpi.h>
+#endif
+
+namespace kfuse {
+
+enum class ReduceOp { sum, max, min };
+
+class Comm {
+ public:
+#if KFUSE_ENABLE_MPI
+  Comm() : Comm(MPI_COMM_WORLD) {}
+  explicit Comm(MPI_Comm comm) : comm_(comm) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+  MPI_Comm native() const { return comm_; }
+#else
+  Comm() = default;
+#endif
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  void barrier() const {
+#if KFUSE_ENABLE_MPI
+    MPI_Barrier(comm_);
+#endif
+  }
+
+  /// Reduces `count` values in place over all ranks.
+  template <class T>
+  void allreduce(T* values, int count, ReduceOp op) const {
+#if KFUSE_ENABLE_MPI
+    MPI_Allreduce(MPI_IN_PLACE, values, count, mpi_type<T>(), mpi_op(op), comm_);
+#else
+    (void)values, (void)count, (void)op;
+#endif
+  }
+
+  template <class T>
+  T allreduce(T value, ReduceOp op) const {
+    allreduce(&value, 1, op);
+    return value;
+  }
+
+  /// Collective: throws the same kfuse::Error on every rank when any rank
+  /// passes a non-empty message (the lowest failing rank's message wins,
+  /// prefixed with that rank when there are several ranks).
+  void agree_or_throw(const std::string& local_error) const {
+#if KFUSE_ENABLE_MPI
+    int failing = local_error.empty() ? size_ : rank_;
+    MPI_Allreduce(MPI_IN_PLACE, &failing, 1, MPI_INT, MPI_MIN, comm_);
+    if (failing == size_) return;
+    int length = rank_ == failing ? static_cast<int>(local_error.size()) : 0;
+    MPI_Bcast(&length, 1, MPI_INT, failing, comm_);
+    std::string message = rank_ == failing ? local_error : std::string(length, ' ');
+    MPI_Bcast(message.data(), length, MPI_CHAR, failing, comm_);
+    if (size_ > 1) message += " (detected on rank " + std::to_string(failing) + ")";
+    throw Error(message);
+#else
+    if (!local_error.empty()) throw Error(local_error);
+#endif
+  }
+
+  /// Collective: throws on every rank unless all ranks passed the same value
+  /// (collective constructors check their global arguments with this).
+  void check_same(std::int64_t value, const std::string& api, const std::string& what) const {
+    const std::int64_t lo = allreduce(value, ReduceOp::min);
+    const std::int64_t hi = allreduce(value, ReduceOp::max);
+    std::string error;
+    if (lo != hi)
+      error = detail::error_message(api, ": ranks passed different ", what, " (", lo, " and ", hi,
+                                    "); every rank must pass the same global arguments");
+    agree_or_throw(error);
+  }
+
+  friend bool operator==(const Comm& a, const Comm& b) {
+#if KFUSE_ENABLE_MPI
+    if (a.comm_ == b.comm_) return true;
+    int result = MPI_UNEQUAL;
+    MPI_Comm_compare(a.comm_, b.comm_, &result);
+    return result == MPI_IDENT || result == MPI_CONGRUENT;
+#else
+    (void)a, (void)b;
+    return true;
+#endif
+  }
+  friend bool operator!=(const Comm& a, const Comm& b) { return !(a == b); }
+
+#if KFUSE_ENABLE_MPI
+  template <class T>
+  static MPI_Datatype mpi_type() {
+    if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
+    else if constexpr (std::is_same_v<T, float>) return MPI_FLOAT;
+    else if constexpr (std::is_same_v<T, int>) return MPI_INT;
+    else if constexpr (std::is_same_v<T, long>) return MPI_LONG;
+    else if constexpr (std::is_same_v<T, long long>) return MPI_LONG_LONG;
+    else if constexpr (std::is_same_v<T, unsigned long>) return MPI_UNSIGNED_LONG;
+    else if constexpr (std::is_same_v<T, char>) return MPI_CHAR;
+    else {
+      static_assert(sizeof(T) == 0, "kfuse::Comm: no MPI datatype for this element type");
+      return MPI_DATATYPE_NULL;
+    }
+  }
+  static MPI_Op mpi_op(ReduceOp op) {
+    return op == ReduceOp::sum ? MPI_SUM : op == ReduceOp::max ? MPI_MAX : MPI_MIN;
+  }
+#endif
+
+ private:
+#if KFUSE_ENABLE_MPI
+  MPI_Comm comm_ = MPI_COMM_NULL;
+#endif
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+}  // namespace kfuse

@@ -1,0 +1,8 @@
+// Layer umbrella: kfuse/exec.
+#pragma once
+#include "kfuse/exec/eager.hpp"
+#include "kfuse/exec/group.hpp"
+#include "kfuse/exec/kernel.hpp"
+#include "kfuse/exec/lower.hpp"
+#include "kfuse/exec/program.hpp"
+#include "kfuse/exec/unfused.hpp"

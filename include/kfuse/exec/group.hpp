@@ -1,0 +1,140 @@
+// Running one group: lower its statements against a binding context, build
+// the functor, exchange stale halos, launch, combine reductions over ranks,
+// store them, and mark written arrays' halos stale. Shared by programs
+// (kfuse::fuse) and eager statements (Array::operator=, kfuse::eval).
+#pragma once
+
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <boost/hana/filter.hpp>
+#include <boost/hana/transform.hpp>
+#include <boost/hana/type.hpp>
+#include <boost/hana/unpack.hpp>
+
+#include "kfuse/dist/halo_exchange.hpp"
+#include "kfuse/exec/kernel.hpp"
+#include "kfuse/exec/lower.hpp"
+#include "kfuse/plan/describe.hpp"
+#include "kfuse/plan/statement.hpp"
+
+namespace kfuse::detail {
+
+// ---- lowering statements -----------------------------------------------------
+
+/// Lowers one statement; J is its accumulator slot when it is a reduction.
+template <int J, class Target, class E, class Ctx>
+auto lower_statement(const Assign<Target, E>& s, const Ctx& ctx) {
+  using T = typename Target::value_type;
+  auto expr = lower(s.expr, ctx);
+  if constexpr (is_array_param<Target>::value && Ctx::template in_register<Target::index>) {
+    return StoreRegister<Target::index, T, decltype(expr)>{expr};
+  } else {
+    const auto& target = ctx.template array<Target::index>();
+    using A = std::decay_t<decltype(target)>;
+    return StoreView<T, A::rank, decltype(expr)>{target.view(), expr};
+  }
+}
+template <int J, class Target, class Op, class E, class F, class Ctx>
+auto lower_statement(const Reduce<Target, Reduction<Op, E, F>>& s, const Ctx& ctx) {
+  auto expr = lower(s.reduction.arg, ctx);
+  return Accumulate<J, Op, typename Reduction<Op, E, F>::value_type, decltype(expr)>{expr};
+}
+
+template <class S>
+struct accumulator_slot_of {
+  using type = void;
+};
+template <int J, class Op, class T, class E>
+struct accumulator_slot_of<Accumulate<J, Op, T, E>> {
+  using type = AccumulatorSlot<J, Op, T>;
+};
+template <class S>
+struct register_slot_of {
+  using type = void;
+};
+template <int K, class T, class E>
+struct register_slot_of<StoreRegister<K, T, E>> {
+  using type = RegisterSlot<K, T>;
+};
+
+/// The register file / accumulator file types a statement list needs.
+template <template <class> class SlotOf, template <class...> class File, class Empty, class... S>
+constexpr auto slot_file() {
+  constexpr auto slots = hana::filter(
+      hana::make_tuple(hana::type_c<typename SlotOf<S>::type>...),
+      [](auto t) { return hana::bool_c<!std::is_void_v<typename decltype(t)::type>>; });
+  if constexpr (decltype(hana::length(slots))::value == 0)
+    return hana::type_c<Empty>;
+  else
+    return hana::unpack(slots, [](auto... t) { return hana::type_c<File<typename decltype(t)::type...>>; });
+}
+
+inline StatementList<> make_statement_list() { return {}; }
+template <class S, class... Rest>
+auto make_statement_list(const S& s, const Rest&... rest) {
+  return prepend(s, make_statement_list(rest...));
+}
+
+template <int J, class Statements, class Ctx>
+auto lower_members(const Statements&, const Ctx&) {
+  return StatementList<>{};
+}
+template <int J, class Statements, class Ctx, class I, class... Rest>
+auto lower_members(const Statements& statements, const Ctx& ctx, I i, Rest... rest) {
+  const auto& s = hana::at(statements, i);
+  constexpr int next = J + (is_reduce_statement<std::decay_t<decltype(s)>>::value ? 1 : 0);
+  auto head = lower_statement<J>(s, ctx);
+  return prepend(head, lower_members<next>(statements, ctx, rest...));
+}
+
+/// Lowered statements of a group, in order, with reduction slots numbered.
+template <class Statements, class Members, class Ctx>
+auto lower_group(const Statements& statements, Members members, const Ctx& ctx) {
+  return hana::unpack(members, [&](auto... i) {
+    return lower_members<0>(statements, ctx, i...);
+  });
+}
+
+template <class... S>
+constexpr auto registers_type(const StatementList<S...>*) {
+  return slot_file<register_slot_of, RegisterFile, NoRegisters, S...>();
+}
+template <class... S>
+constexpr auto accumulators_type(const StatementList<S...>*) {
+  return slot_file<accumulator_slot_of, AccumulatorFile, NoAccumulators, S...>();
+}
+
+/// Runs a lowered statement list as one kernel over `box` of a rank-N grid.
+/// Returns the combined accumulators (NoAccumulators without reductions).
+template <int N, class List>
+auto run_kernel(const std::string& label, const Box<N>& box, const List& list, const Comm& comm) {
+  using Registers = typename decltype(registers_type(static_cast<const List*>(nullptr)))::type;
+  using Accumulators = typename decltype(accumulators_type(static_cast<const List*>(nullptr)))::type;
+  GroupKernel<N, Registers, Accumulators, List> kernel{list};
+  Accumulators acc{};
+  launch<N>(label, box, kernel, &acc);
+  if constexpr (!std::is_same_v<Accumulators, NoAccumulators>) combine_over_ranks(comm, acc);
+  return acc;
+}
+
+/// Stores each reduction of a group into its Scalar (after finishing it).
+template <int J, class Statements, class Ctx, class Acc>
+void store_reductions(const Statements&, const Ctx&, const Acc&) {}
+template <int J, class Statements, class Ctx, class Acc, class I, class... Rest>
+void store_reductions(const Statements& statements, const Ctx& ctx, const Acc& acc, I i,
+                      Rest... rest) {
+  using S = std::decay_t<decltype(hana::at(statements, i))>;
+  if constexpr (is_reduce_statement<S>::value) {
+    using R = decltype(std::declval<S>().reduction);
+    using F = typename R::finish_type;
+    auto scalar = ctx.template scalar<decltype(std::declval<S>().target)::index>();
+    scalar = F::apply(accumulator_of<J>(acc));
+    store_reductions<J + 1>(statements, ctx, acc, rest...);
+  } else {
+    store_reductions<J>(statements, ctx, acc, rest...);
+  }
+}
+
+}  // namespace kfuse::detail

@@ -1,0 +1,120 @@
+// Lowering: turns a user-facing expression tree (placeholders, Array and
+// Scalar handles) into a kernel-side tree of the same node templates whose
+// leaves hold views, register reads and captured scalar values.
+//
+// `Context` supplies what the placeholders are bound to:
+//   ctx.template array<I>()      the Array bound to (or allocated for) position I
+//   ctx.template scalar<I>()     the Scalar bound to position I
+//   Context::template in_register<I>   whether temporary I lives in a register
+//   ctx.index_offset(d)          global index of view coordinate 0 along d
+#pragma once
+
+#include <utility>
+
+#include "kfuse/expr/operation.hpp"
+#include "kfuse/expr/terminal.hpp"
+#include "kfuse/expr/where.hpp"
+
+namespace kfuse::detail {
+
+/// A Scalar's value captured at launch (strict: keeps its element type).
+template <class T>
+struct ScalarValue : ExprTag {
+  using value_type = T;
+  static constexpr bool strict = true;
+  static constexpr int domain = domain::scalar;
+  T value;
+  template <class P, class R>
+  KOKKOS_INLINE_FUNCTION T eval(const P&, R&) const {
+    return value;
+  }
+};
+
+template <class T, int N, int... D>
+auto view_read_centred(const view_t<T, N>& view, std::integer_sequence<int, D...>) {
+  return ViewRead<T, N, std::integer_sequence<int, (D * 0)...>>{{}, view};
+}
+
+template <class T, class Ctx>
+auto lower(const Constant<T>& c, const Ctx&) {
+  return c;
+}
+template <int D, class Ctx>
+auto lower(const Index<D>&, const Ctx& ctx) {
+  return IndexRead<D>{{}, ctx.index_offset(D)};
+}
+template <class T, int N, class Ctx>
+auto lower(const Array<T, N>& a, const Ctx&) {
+  return view_read_centred<T, N>(a.view(), std::make_integer_sequence<int, N>{});
+}
+template <class T, class Ctx>
+auto lower(const Scalar<T>& s, const Ctx&) {
+  return ScalarValue<T>{{}, s.value()};
+}
+template <int I, class T, int N, class Ctx>
+auto lower(const ArrayParam<I, T, N>&, const Ctx& ctx) {
+  return lower(ctx.template array<I>(), ctx);
+}
+template <int I, class T, bool Strict, class Ctx>
+auto lower(const TempParam<I, T, Strict>&, const Ctx& ctx) {
+  if constexpr (Ctx::template in_register<I>) {
+    return RegisterRead<I, T, Strict>{};
+  } else if constexpr (Strict) {
+    return lower(ctx.template array<I>(), ctx);
+  } else {
+    using V = decltype(lower(ctx.template array<I>(), ctx));
+    return Flexible<V>{{}, lower(ctx.template array<I>(), ctx)};
+  }
+}
+template <int I, class T, class Ctx>
+auto lower(const ScalarParam<I, T>&, const Ctx& ctx) {
+  return ScalarValue<T>{{}, ctx.template scalar<I>().value()};
+}
+template <class Leaf, int... O, class Ctx>
+auto lower(const Shifted<Leaf, O...>& s, const Ctx& ctx) {
+  const auto centred = lower(s.leaf, ctx);  // a ViewRead with zero offsets
+  using V = decltype(centred);
+  static_assert(!std::is_same_v<V, void>, "kfuse: internal: shifted leaf did not lower to a view");
+  return ViewRead<typename V::value_type, V::domain, std::integer_sequence<int, O...>>{
+      {}, centred.view};
+}
+template <class Op, class E, class Ctx>
+auto lower(const Unary<Op, E>& u, const Ctx& ctx) {
+  using L = decltype(lower(u.arg, ctx));
+  return Unary<Op, L>{{}, u.op, lower(u.arg, ctx)};
+}
+template <class Op, class L, class R, class Ctx>
+auto lower(const Binary<Op, L, R>& b, const Ctx& ctx) {
+  using LL = decltype(lower(b.lhs, ctx));
+  using LR = decltype(lower(b.rhs, ctx));
+  return Binary<Op, LL, LR>{{}, b.op, lower(b.lhs, ctx), lower(b.rhs, ctx)};
+}
+template <class C, class A, class B, class Ctx>
+auto lower(const Where<C, A, B>& w, const Ctx& ctx) {
+  using LC = decltype(lower(w.cond, ctx));
+  using LA = decltype(lower(w.if_true, ctx));
+  using LB = decltype(lower(w.if_false, ctx));
+  return Where<LC, LA, LB>{{}, lower(w.cond, ctx), lower(w.if_true, ctx), lower(w.if_false, ctx)};
+}
+
+/// Calls f(leaf) for every leaf of a user-facing tree (Shifted counts as one
+/// leaf): the run-time checks (grids, halo widths, aliasing) walk with it.
+template <class E, class F>
+void for_each_leaf(const E& e, F&& f) {
+  if constexpr (is_reduction<E>::value) {
+    for_each_leaf(e.arg, f);
+  } else if constexpr (is_instance_of_unary<E>::value) {
+    for_each_leaf(e.arg, f);
+  } else if constexpr (is_instance_of_binary<E>::value) {
+    for_each_leaf(e.lhs, f);
+    for_each_leaf(e.rhs, f);
+  } else if constexpr (is_instance_of_where<E>::value) {
+    for_each_leaf(e.cond, f);
+    for_each_leaf(e.if_true, f);
+    for_each_leaf(e.if_false, f);
+  } else {
+    f(e);
+  }
+}
+
+}  // namespace kfuse::detail

@@ -1,0 +1,619 @@
+// kfuse::fuse and Program: a deferred program built once, run many times.
+//
+// fuse(args..., lambda) calls the generic lambda once with one placeholder
+// per argument (ArrayParam<0, T, N>, ScalarParam<1, T>, ...); the statements
+// it returns carry the whole task graph in their types, so the Plan (groups,
+// kernel_count, ...) is a compile-time constant. The Program keeps those
+// statements (with the constants they captured) and the binding: handles of
+// the arguments, plus storage for temporaries that cannot live in registers.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <boost/hana/for_each.hpp>
+
+#include "kfuse/exec/group.hpp"
+#include "kfuse/exec/unfused.hpp"
+#include "kfuse/plan/plan.hpp"
+
+namespace kfuse {
+
+/// Argument of kfuse::fuse for an array the program owns (see DESIGN.md).
+template <class T>
+struct TemporaryTag {
+  using value_type = T;
+};
+template <class T>
+inline constexpr TemporaryTag<T> temporary{};
+
+}  // namespace kfuse
+
+namespace kfuse::detail {
+
+template <int I, class A>
+struct param_for {
+  static_assert(sizeof(A) == 0,
+                "kfuse::fuse(args..., lambda): each argument must be a kfuse::Array, "
+                "kfuse::Scalar or kfuse::temporary<T>, and the lambda comes last");
+};
+template <int I, class T, int N>
+struct param_for<I, Array<T, N>> {
+  using type = ArrayParam<I, T, N>;
+};
+template <int I, class T>
+struct param_for<I, Scalar<T>> {
+  using type = ScalarParam<I, T>;
+};
+template <int I, class T>
+struct param_for<I, TemporaryTag<T>> {
+  using type = TempParam<I, T>;
+};
+
+/// Binding slot of a temporary kept in registers: nothing to store.
+struct RegisterTemporary {};
+
+template <class Plan, int I, class A>
+struct slot_for {
+  using type = A;  // Array and Scalar handles
+};
+template <class Plan, int I, class T>
+struct slot_for<Plan, I, TemporaryTag<T>> {
+  static constexpr int rank = Plan::temporary_domain(I);
+  static constexpr bool in_memory = !Plan::in_register(I);
+  static_assert(!in_memory || (rank >= 1 && rank <= 3),
+                "kfuse::fuse: a temporary that must live in memory is never written by an array "
+                "statement, so its rank is unknown; assign it from an expression with arrays");
+  using type = std::conditional_t<in_memory, std::optional<Array<T, (rank >= 1 && rank <= 3) ? rank : 1>>,
+                                  RegisterTemporary>;
+};
+
+template <class T>
+struct is_temporary_tag : std::false_type {};
+template <class T>
+struct is_temporary_tag<TemporaryTag<T>> : std::true_type {};
+
+template <class A>
+struct is_optional_array : std::false_type {};
+template <class T, int N>
+struct is_optional_array<std::optional<Array<T, N>>> : std::true_type {};
+
+}  // namespace kfuse::detail
+
+namespace kfuse {
+
+/// Args: every parameter's argument type, in position order: the user's
+/// arguments (UserCount of them) and then the Unfused rewrite's temporaries.
+template <class Policy, class Statements, class Args, int UserCount>
+class Program;
+
+template <class Policy, class Statements, class... Args, int UserCount>
+class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
+  static constexpr bool unfused = std::is_same_v<Policy, Unfused>;
+  using PlanPolicy = std::conditional_t<std::is_same_v<Policy, Fused>, Fused, PerStatement>;
+  using ArgTuple = std::tuple<Args...>;
+
+ public:
+  using plan = detail::Plan<PlanPolicy, Statements, unfused>;
+  static constexpr int kernel_count = plan::kernel_count;
+  static constexpr int allreduce_count = plan::allreduce_count;
+  static constexpr int exchange_count = plan::exchange_count;
+
+  Program(const Statements& statements, const ArgTuple& args)
+      : statements_(statements), binding_(make_binding(args, std::index_sequence_for<Args...>{})) {
+    labels_ = make_labels();
+  }
+
+  /// Runs the program on the current binding; returns when done.
+  void operator()() {
+    Kokkos::Profiling::pushRegion("kfuse:program");
+    int g = 0;
+    boost::hana::for_each(plan::groups, [&](const auto& group) { run_group(group, labels_[g++]); });
+    Kokkos::Profiling::popRegion();
+  }
+
+  /// Binds new arguments and runs. Pass what was given to kfuse::fuse
+  /// (without the lambda) in order, or only the non-temporary arguments.
+  /// The binding stays; if a check fails it is left unchanged.
+  template <class... A>
+  void operator()(const A&... args) {
+    rebind(args...);
+    (*this)();
+  }
+
+  template <class... A>
+  void rebind(const A&... args) {
+    constexpr bool all = sizeof...(A) == UserCount;
+    static_assert(all || sizeof...(A) == handle_count(),
+                  "kfuse::Program(args...): pass the arguments given to kfuse::fuse (without the "
+                  "lambda), in order; temporaries may be left out");
+    const auto given = std::forward_as_tuple(args...);
+    ArgTuple full = expand<all>(given, std::index_sequence_for<Args...>{});
+    binding_ = make_binding(full, std::index_sequence_for<Args...>{});
+    labels_ = make_labels();
+  }
+
+  std::string explain() const;
+  std::string to_dot() const;
+
+  /// Kokkos label of each group's kernel ("" for a scalar-only group).
+  const std::vector<std::string>& kernel_labels() const { return labels_; }
+
+ private:
+  template <std::size_t... I>
+  static auto binding_type(std::index_sequence<I...>)
+      -> std::tuple<typename detail::slot_for<plan, static_cast<int>(I), Args>::type...>;
+  using Binding = decltype(binding_type(std::index_sequence_for<Args...>{}));
+
+  template <std::size_t I>
+  static constexpr bool is_temporary = detail::is_temporary_tag<std::tuple_element_t<I, ArgTuple>>::value;
+
+  /// Arguments that are handles (not temporaries) among the user's.
+  static constexpr std::size_t handle_count() {
+    std::size_t n = 0;
+    for (bool t : {detail::is_temporary_tag<Args>::value...}) n += t ? 0 : 1;
+    return n;
+  }
+
+  /// The full argument tuple from the given arguments (all user arguments,
+  /// or only the handles); temporaries are tags.
+  template <bool All, class Given, std::size_t... I>
+  ArgTuple expand(const Given& given, std::index_sequence<I...>) const {
+    return ArgTuple{pick<All, I>(given)...};
+  }
+  template <bool All, std::size_t I, class Given>
+  static auto pick(const Given& given) {
+    using A = std::tuple_element_t<I, ArgTuple>;
+    if constexpr (detail::is_temporary_tag<A>::value) {
+      return A{};
+    } else {
+      constexpr std::size_t source = All ? I : handles_before(I);
+      using G = std::decay_t<std::tuple_element_t<source, Given>>;
+      static_assert(std::is_same_v<G, A>,
+                    "kfuse::Program(args...): an argument's type differs from the one given to "
+                    "kfuse::fuse at that position");
+      return std::get<source>(given);
+    }
+  }
+  static constexpr std::size_t handles_before(std::size_t position) {
+    std::size_t n = 0, k = 0;
+    for (bool t : {detail::is_temporary_tag<Args>::value...}) {
+      if (k++ == position) break;
+      n += t ? 0 : 1;
+    }
+    return n;
+  }
+
+  // ---- binding and its checks ---------------------------------------------
+
+  template <std::size_t... I>
+  Binding make_binding(const ArgTuple& args, std::index_sequence<I...>) const;
+
+  template <int I>
+  const auto& array() const {
+    return *array_in<I>(binding_);
+  }
+  /// The Array at position I of a binding (nullptr: register or unallocated).
+  template <int I>
+  static const auto* array_in(const Binding& b) {
+    const auto& slot = std::get<I>(b);
+    using S = std::decay_t<decltype(slot)>;
+    if constexpr (detail::is_optional_array<S>::value)
+      return slot ? &*slot : nullptr;
+    else if constexpr (std::is_same_v<S, detail::RegisterTemporary>)
+      return static_cast<const Array<double, 1>*>(nullptr);
+    else
+      return &slot;
+  }
+
+  /// What lowering sees: this binding and the group's grid.
+  template <int N>
+  struct Context {
+    const Program* program;
+    const Grid<N>* grid;
+    template <int I>
+    const auto& array() const {
+      return program->template array<I>();
+    }
+    template <int I>
+    auto scalar() const {
+      return std::get<I>(program->binding_);
+    }
+    template <int I>
+    static constexpr bool in_register = is_temporary<I> && plan::in_register(I);
+    index_t index_offset(int d) const { return grid->local_begin(d) - grid->halo(); }
+  };
+
+  std::string name_of(int position) const;
+  std::vector<std::string> make_labels() const;
+
+  template <class G>
+  void run_group(const G& group, const std::string& label);
+
+  Statements statements_;
+  Binding binding_;
+  std::vector<std::string> labels_;
+};
+
+}  // namespace kfuse
+
+// ---- implementation ------------------------------------------------------------
+
+namespace kfuse::detail {
+
+/// Calls f(position, reach) for every array read or written by a statement
+/// (reach: the largest |offset| of a stencil read, 0 for pointwise).
+template <class E, class F>
+void for_each_array_access(const E& e, F&& f) {
+  for_each_leaf(e, [&](const auto& leaf) {
+    using L = std::decay_t<decltype(leaf)>;
+    if constexpr (is_array_param<L>::value) {
+      f(hana::int_c<L::index>, 0);
+    } else if constexpr (is_shifted<L>::value) {
+      if constexpr (is_array_param<typename L::leaf_type>::value)
+        f(hana::int_c<L::leaf_type::index>, L::reach);
+    }
+  });
+}
+template <class Target, class E, class F>
+void for_each_statement_array(const Assign<Target, E>& s, F&& f) {
+  if constexpr (is_array_param<Target>::value) f(hana::int_c<Target::index>, 0);
+  for_each_array_access(s.expr, f);
+}
+template <class Target, class R, class F>
+void for_each_statement_array(const Reduce<Target, R>& s, F&& f) {
+  for_each_array_access(s.reduction.arg, f);
+}
+template <class Target, class E, class F>
+void for_each_statement_array(const ScalarAssign<Target, E>&, F&&) {}
+
+}  // namespace kfuse::detail
+
+namespace kfuse {
+
+template <class Policy, class Statements, class... Args, int UserCount>
+std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::name_of(int position) const {
+  std::string name;
+  detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>,
+                                                  detail::hana::int_c<int(sizeof...(Args))>),
+                         [&](auto i) {
+                           if (int(i) != position) return;
+                           using A = std::tuple_element_t<i, ArgTuple>;
+                           if constexpr (detail::is_temporary_tag<A>::value)
+                             name = (int(i) < UserCount ? "temporary" : "t") + std::to_string(int(i));
+                           else
+                             name = std::get<i>(binding_).label();
+                         });
+  return name;
+}
+
+template <class Policy, class Statements, class... Args, int UserCount>
+std::vector<std::string>
+Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_labels() const {
+  std::vector<std::string> labels;
+  auto names = [this](int i) { return name_of(i); };
+  detail::hana::for_each(plan::groups, [&](const auto& group) {
+    using G = std::decay_t<decltype(group)>;
+    if constexpr (!G::kernel) {
+      labels.emplace_back();
+    } else {
+      std::string label = "kfuse:group[";
+      bool first = true;
+      detail::hana::for_each(group.members, [&](auto i) {
+        label += (first ? "" : "|") + detail::statement_label(detail::hana::at(statements_, i), names);
+        first = false;
+      });
+      labels.push_back(label + "]");
+    }
+  });
+  return labels;
+}
+
+template <class Policy, class Statements, class... Args, int UserCount>
+template <std::size_t... I>
+auto Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_binding(
+    const ArgTuple& args, std::index_sequence<I...>) const -> Binding {
+  auto slot = [&](auto i) {
+    using S = std::tuple_element_t<i, Binding>;
+    if constexpr (detail::is_temporary_tag<std::tuple_element_t<i, ArgTuple>>::value)
+      return S{};
+    else
+      return S(std::get<i>(args));
+  };
+  Binding b{slot(detail::hana::size_c<I>)...};
+  auto label = [&](auto i) {
+    if constexpr (is_temporary<i>)
+      return std::string(int(i) < UserCount ? "kfuse::temporary" : "an intermediate");
+    else
+      return "'" + std::get<i>(b).label() + "'";
+  };
+
+  // Per kernel group: one grid for all its arrays, shifts within the halo;
+  // memory temporaries are allocated on their first group's grid.
+  detail::hana::for_each(plan::groups, [&](const auto& group) {
+    using G = std::decay_t<decltype(group)>;
+    if constexpr (G::kernel && G::domain >= 1 && G::domain <= 3) {
+      constexpr int N = G::domain;
+      std::optional<Grid<N>> grid;
+      int grid_position = -1;
+      std::string grid_label;
+      auto visit = [&](auto i, int reach) {
+        const auto* a = array_in<i>(b);
+        if (a == nullptr) return;
+        if constexpr (std::decay_t<decltype(*a)>::rank == N) {
+          if (!grid) {
+            grid = a->grid();
+            grid_position = int(i);
+            grid_label = label(i);
+          } else if (a->grid() != *grid) {
+            throw Error(detail::error_message(
+                "kfuse::fuse: parameters ", grid_position, " (", grid_label, ", grid ",
+                grid->describe(), ") and ", int(i), " (", label(i), ", grid ", a->grid().describe(),
+                ") are used in one kernel but live on different grids"));
+          }
+          if (reach > a->grid().halo())
+            throw Error(detail::error_message("kfuse::fuse: parameter ", int(i), " (", label(i),
+                                              ") is read at offset ", reach,
+                                              " but its grid's halo is only ", a->grid().halo(),
+                                              "; use GridOptions{", reach, "} or a narrower stencil"));
+        }
+      };
+      detail::hana::for_each(group.members, [&](auto s) {
+        detail::for_each_statement_array(detail::hana::at(statements_, s), visit);
+      });
+      detail::hana::for_each(group.members, [&](auto s) {
+        detail::for_each_statement_array(detail::hana::at(statements_, s), [&](auto i, int) {
+          using Slot = std::decay_t<decltype(std::get<i>(b))>;
+          if constexpr (detail::is_optional_array<Slot>::value) {
+            if (!std::get<i>(b)) {
+              if (!grid)
+                throw Error("kfuse::fuse: a kernel reads only temporaries and indices, so its grid "
+                            "is unknown; use an array of the grid in that statement");
+              std::get<i>(b).emplace(*grid, name_of(i));
+            }
+          }
+        });
+      });
+    }
+  });
+
+  // One array bound to two parameters while one of them is written.
+  std::uint64_t written = 0;
+  for (const auto& f : plan::statement_facts) written |= f.writes | f.scalar_writes;
+  detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>, detail::hana::int_c<int(sizeof...(Args))>), [&](auto i) {
+    detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>, i), [&](auto j) {
+      using A = std::tuple_element_t<i, ArgTuple>;
+      using B = std::tuple_element_t<j, ArgTuple>;
+      if constexpr (std::is_same_v<A, B> && !detail::is_temporary_tag<A>::value) {
+        const auto& x = std::get<i>(b);
+        const auto& y = std::get<j>(b);
+        bool same;
+        if constexpr (detail::is_leaf_handle<A>::value && A::rank >= 1)
+          same = x.same_storage(y);
+        else
+          same = x.same_as(y);
+        const bool writes = ((written >> int(i)) & 1u) || ((written >> int(j)) & 1u);
+        if (same && writes)
+          throw Error(detail::error_message(
+              "kfuse::fuse: parameters ", int(j), " and ", int(i), " are both bound to ",
+              label(i), ", and the program writes one of them, so it relies on them being "
+              "distinct; pass different arrays (or copy one first)"));
+      }
+    });
+  });
+  return b;
+}
+
+template <class Policy, class Statements, class... Args, int UserCount>
+template <class G>
+void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
+    const G& group, const std::string& label) {
+  namespace hana = detail::hana;
+  if constexpr (!G::kernel) {
+    // Scalar-only statements: evaluated on the host, in order.
+    hana::for_each(group.members, [&](auto i) {
+      const auto& s = hana::at(statements_, i);
+      Context<1> ctx{this, nullptr};
+      auto expr = detail::lower(s.expr, ctx);
+      detail::NoRegisters none;
+      auto target = std::get<decltype(s.target)::index>(binding_);
+      target = static_cast<typename decltype(s.target)::value_type>(expr.eval(detail::Point<1>{{0}}, none));
+    });
+  } else {
+    static_assert(G::domain >= 1 && G::domain <= 3,
+                  "kfuse::fuse: a kernel's statements read only temporaries and indices, so "
+                  "their rank is unknown; involve an array of the grid");
+    constexpr int N = G::domain;
+    const Grid<N>* grid = nullptr;
+    hana::for_each(group.members, [&](auto s) {
+      detail::for_each_statement_array(hana::at(statements_, s), [&](auto i, int) {
+        const auto* a = array_in<i>(binding_);
+        if constexpr (std::decay_t<decltype(*a)>::rank == N)
+          if (grid == nullptr && a != nullptr) grid = &a->grid();
+      });
+    });
+    // Halo exchange for the arrays this group reads at an offset, if stale.
+    HaloExchange<N> exchange(*grid);
+    hana::for_each(hana::to_tuple(group.offsets), [&](auto i) {
+      const auto& a = array<i>();
+      if (a.halo_stale()) exchange.add(a);
+    });
+    if (!exchange.empty()) exchange.run();
+
+    Context<N> ctx{this, grid};
+    const auto list = detail::lower_group(statements_, group.members, ctx);
+    detail::Box<N> box;
+    for (int d = 0; d < N; ++d) {
+      box.lo[d] = grid->halo();
+      box.hi[d] = grid->halo() + grid->local_extent(d);
+    }
+    const auto acc = detail::run_kernel<N>(label, box, list, grid->comm());
+    hana::unpack(group.members, [&](auto... i) {
+      detail::store_reductions<0>(statements_, ctx, acc, i...);
+    });
+    hana::for_each(hana::to_tuple(group.writes), [&](auto i) {
+      if constexpr (!Context<N>::template in_register<i>) array<i>().mark_halo_stale();
+    });
+  }
+}
+
+}  // namespace kfuse
+
+namespace kfuse {
+
+template <class Policy, class Statements, class... Args, int UserCount>
+std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::explain() const {
+  namespace hana = detail::hana;
+  std::ostringstream out;
+  auto names = [this](int i) { return name_of(i); };
+  out << "kfuse program: " << plan::statement_count << " statements -> " << kernel_count
+      << " kernel(s), " << allreduce_count << " allreduce(s), " << exchange_count
+      << " exchange point(s) per run\n";
+  int g = 0;
+  hana::for_each(plan::groups, [&](const auto& group) {
+    using G = std::decay_t<decltype(group)>;
+    if constexpr (G::kernel) {
+      out << "group " << g << ": kernel \"" << labels_[g] << "\" over the " << G::domain
+          << "-D grid\n";
+      std::string exchanged;
+      hana::for_each(hana::to_tuple(group.offsets),
+                     [&](auto i) { exchanged += (exchanged.empty() ? "" : ", ") + name_of(i); });
+      if (!exchanged.empty()) out << "  exchange halos of " << exchanged << " (when stale)\n";
+    } else {
+      out << "group " << g << ": scalar statements on the host (no kernel)\n";
+    }
+    std::size_t bytes = 0;
+    std::uint64_t touched = 0;
+    hana::for_each(group.members, [&](auto i) {
+      out << "  " << detail::statement_text(hana::at(statements_, i), names) << "\n";
+      const auto& f = plan::statement_facts[i];
+      touched |= f.writes | f.pointwise | f.offset;
+    });
+    hana::for_each(hana::make_range(hana::int_c<0>, hana::int_c<int(sizeof...(Args))>), [&](auto i) {
+      if (!((touched >> int(i)) & 1u)) return;
+      using Slot = std::decay_t<decltype(std::get<i>(binding_))>;
+      if constexpr (!std::is_same_v<Slot, detail::RegisterTemporary>)
+        bytes += sizeof(typename std::decay_t<decltype(array<i>())>::value_type);
+    });
+    if (G::reductions > 0)
+      out << "  " << G::reductions << " reduction(s), combined in one MPI_Allreduce\n";
+    if (G::kernel) out << "  memory traffic: " << bytes << " bytes/point\n";
+    ++g;
+  });
+  hana::for_each(hana::make_range(hana::int_c<0>, hana::int_c<int(sizeof...(Args))>), [&](auto i) {
+    if constexpr (is_temporary<i>)
+      out << "temporary " << name_of(i) << ": "
+          << (plan::in_register(i) ? "register (never stored)" : "memory (allocated at fuse)")
+          << "\n";
+  });
+  out << "moved statements: none\n";
+  return out.str();
+}
+
+template <class Policy, class Statements, class... Args, int UserCount>
+std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::to_dot() const {
+  namespace hana = detail::hana;
+  std::ostringstream out;
+  auto names = [this](int i) { return name_of(i); };
+  out << "digraph kfuse {\n  node [shape=box];\n";
+  int g = 0;
+  hana::for_each(plan::groups, [&](const auto& group) {
+    out << "  subgraph cluster_" << g << " {\n    label=\"" << (labels_[g].empty() ? "host" : labels_[g])
+        << "\";\n";
+    hana::for_each(group.members, [&](auto i) {
+      std::string text = detail::statement_text(hana::at(statements_, i), names);
+      for (auto& c : text)
+        if (c == '"') c = '\'';
+      out << "    s" << int(i) << " [label=\"" << text << "\"];\n";
+    });
+    out << "  }\n";
+    ++g;
+  });
+  // Edges: each read depends on the latest earlier writer of that parameter.
+  const auto& facts = plan::statement_facts;
+  for (int j = 0; j < plan::statement_count; ++j) {
+    const std::uint64_t reads = facts[j].pointwise | facts[j].offset | facts[j].scalar_reads;
+    for (int p = 0; p < 64; ++p) {
+      if (!((reads >> p) & 1u)) continue;
+      for (int i = j - 1; i >= 0; --i)
+        if (((facts[i].writes | facts[i].scalar_writes) >> p) & 1u) {
+          out << "  s" << i << " -> s" << j << " [label=\"" << name_of(p)
+              << (((facts[j].offset >> p) & 1u) ? " (offset)" : "") << "\"];\n";
+          break;
+        }
+    }
+  }
+  out << "}\n";
+  return out.str();
+}
+
+namespace detail {
+
+template <class Statement>
+struct extra_temporary_tag {
+  using type = void;
+};
+template <int I, class T, bool S, class E>
+struct extra_temporary_tag<Assign<TempParam<I, T, S>, E>> {
+  using type = TemporaryTag<T>;
+};
+
+template <class Policy, int UserCount, class Statements, class UserArgs>
+auto make_program(const Statements& statements, const UserArgs& args) {
+  if constexpr (std::is_same_v<Policy, Unfused>) {
+    auto split = split_operations(statements, hana::int_c<UserCount>);
+    auto rewritten = hana::at_c<0>(split);
+    constexpr int total = decltype(hana::at_c<1>(split))::value;
+    // The rewrite's temporaries are the targets of statements past the user's positions.
+    auto extra = hana::filter(rewritten, [](const auto& s) {
+      using S = std::decay_t<decltype(s)>;
+      using Tag = typename extra_temporary_tag<S>::type;
+      if constexpr (!std::is_void_v<Tag>)
+        return hana::bool_c<(decltype(s.target)::index >= UserCount)>;
+      else
+        return hana::false_c;
+    });
+    static_assert(decltype(hana::length(extra))::value == total - UserCount);
+    auto tags = hana::unpack(extra, [](const auto&... s) {
+      return std::tuple<typename extra_temporary_tag<std::decay_t<decltype(s)>>::type...>{};
+    });
+    auto all = std::tuple_cat(args, tags);
+    return Program<Policy, decltype(rewritten), decltype(all), UserCount>(rewritten, all);
+  } else {
+    return Program<Policy, Statements, UserArgs, UserCount>(statements, args);
+  }
+}
+
+template <class Policy, class Tuple, std::size_t... I>
+auto fuse_impl(const Tuple& all, std::index_sequence<I...>) {
+  constexpr std::size_t count = sizeof...(I);
+  const auto& lambda = std::get<count>(all);
+  using UserArgs = std::tuple<std::decay_t<std::tuple_element_t<I, Tuple>>...>;
+  UserArgs args{std::get<I>(all)...};
+  auto statements = statement_tuple(
+      lambda(typename param_for<static_cast<int>(I), std::tuple_element_t<I, UserArgs>>::type{}...));
+  return make_program<Policy, static_cast<int>(count)>(statements, args);
+}
+
+}  // namespace detail
+
+/// Builds a program: fuse(args..., [](auto a, auto b, ...) { return kfuse::seq(...); }).
+/// The Policy (Fused, PerStatement, Unfused) decides how statements become kernels.
+template <class Policy = Fused, class... A>
+auto fuse(const A&... args) {
+  static_assert(sizeof...(A) >= 1, "kfuse::fuse(args..., lambda): the lambda is missing");
+  static_assert(std::is_same_v<Policy, Fused> || std::is_same_v<Policy, PerStatement> ||
+                    std::is_same_v<Policy, Unfused>,
+                "kfuse::fuse<Policy>: Policy must be kfuse::Fused, kfuse::PerStatement or "
+                "kfuse::Unfused");
+  return detail::fuse_impl<Policy>(std::forward_as_tuple(args...),
+                                   std::make_index_sequence<sizeof...(A) - 1>{});
+}
+
+}  // namespace kfuse

@@ -1,0 +1,122 @@
+// Expression-node foundations shared by every operator: the ExprTag marker,
+// domains (what an expression iterates over), the element-type rule
+// (constants, comparisons and indices adapt to the array side), and operand
+// wrapping (arithmetic values become Constant leaves).
+//
+// Every node is a plain aggregate of its children. The same node templates
+// serve two worlds: the user-facing tree (placeholders, Arrays, Scalars as
+// leaves) that the planner inspects, and the lowered tree (view and register
+// leaves) that a Kokkos kernel evaluates through eval(point, registers).
+#pragma once
+
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#include "kfuse/core/config.hpp"
+
+namespace kfuse {
+
+/// Base of every expression node and leaf (Array and Scalar opt in by
+/// trait). It lives in kfuse so that argument-dependent lookup finds kfuse's
+/// operators and functions for every node.
+struct ExprTag {};
+
+/// Base of reductions (sum, dot, ...), which are not values inside expressions.
+struct ReductionTag {};
+
+}  // namespace kfuse
+
+namespace kfuse::detail {
+
+using kfuse::ExprTag;
+using kfuse::ReductionTag;
+
+/// What an expression iterates over. Grid ranks are 1..3.
+namespace domain {
+inline constexpr int scalar = 0;   ///< only constants and Scalars: no kernel needed
+inline constexpr int any = -1;     ///< array-like, rank fixed by context (temporaries, index<d>)
+inline constexpr int row_map = 4;  ///< 1-D distributed vectors of the sparse side
+
+constexpr bool compatible(int a, int b) {
+  return a == b || a == scalar || b == scalar || a == any || b == any;
+}
+constexpr int combine(int a, int b) {
+  return a == b ? a : (a == scalar || a == any) ? (b == scalar ? a : b) : a;
+}
+constexpr bool is_array(int d) { return d != scalar; }
+}  // namespace domain
+
+/// Opt-in for leaf types defined in lower layers (Array, Scalar, Vector).
+template <class T, class = void>
+struct is_leaf_handle : std::false_type {};
+
+template <class E>
+inline constexpr bool is_expr_v =
+    std::is_base_of_v<ExprTag, std::decay_t<E>> || is_leaf_handle<std::decay_t<E>>::value;
+
+template <class E>
+inline constexpr bool is_operand_v = is_expr_v<E> || std::is_arithmetic_v<std::decay_t<E>>;
+
+/// Describes a node's value: its type, and whether that type is "strict"
+/// (comes from an Array/Scalar element type) or adapts to the other operand.
+template <class E, class = void>
+struct expr_traits {
+  using value_type = typename E::value_type;
+  static constexpr bool strict = E::strict;
+  static constexpr int domain = E::domain;
+};
+
+/// The element type of a binary operation: strict sides must agree; a
+/// flexible side (constant, comparison, index) takes the strict side's type.
+template <class L, class R>
+struct common_value {
+  using LT = expr_traits<L>;
+  using RT = expr_traits<R>;
+  static constexpr bool strict = LT::strict || RT::strict;
+  static constexpr bool mismatch =
+      LT::strict && RT::strict &&
+      !std::is_same_v<typename LT::value_type, typename RT::value_type>;
+  using type = std::conditional_t<
+      LT::strict, typename LT::value_type,
+      std::conditional_t<RT::strict, typename RT::value_type,
+                         std::common_type_t<typename LT::value_type, typename RT::value_type>>>;
+};
+
+/// A compile-time constant or captured value, converted to the element type
+/// of the expression it meets.
+template <class T>
+struct Constant : ExprTag {
+  using value_type = T;
+  static constexpr bool strict = false;
+  static constexpr int domain = domain::scalar;
+  T value;
+  template <class P, class R>
+  KOKKOS_INLINE_FUNCTION T eval(const P&, R&) const {
+    return value;
+  }
+};
+
+/// Turns an operand into a node: arithmetic values become Constant leaves.
+template <class E>
+auto as_node(const E& e) {
+  if constexpr (std::is_arithmetic_v<E>)
+    return Constant<E>{{}, e};
+  else
+    return e;
+}
+
+template <class E>
+using node_t = decltype(as_node(std::declval<std::decay_t<E>>()));
+
+/// Points handed to eval(): view coordinates (index 0 = first halo cell).
+template <int N>
+struct Point {
+  index_t i[N];
+  KOKKOS_INLINE_FUNCTION index_t operator[](int d) const { return i[d]; }
+};
+
+/// Empty register file, for kernels without register temporaries.
+struct NoRegisters {};
+
+}  // namespace kfuse::detail

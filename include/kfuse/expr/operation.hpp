@@ -1,0 +1,273 @@
+// Unary and Binary nodes and their operations (the functors applied per
+// point). Operations are small structs: apply() does the arithmetic, result<>
+// says the value type, symbol names it in explain() and kernel labels.
+#pragma once
+
+#include <type_traits>
+
+#include "kfuse/core/kokkos_compat.hpp"
+#include "kfuse/expr/node.hpp"
+
+namespace kfuse::detail {
+
+template <class T>
+using floating_of = std::conditional_t<std::is_integral_v<T>, double, T>;
+
+// ---- operations ---------------------------------------------------------
+
+#define KFUSE_ARITHMETIC_OP(NAME, SYMBOL, EXPR)                           \
+  struct NAME {                                                           \
+    static constexpr const char* symbol = SYMBOL;                         \
+    static constexpr bool infix = true;                                   \
+    template <class T>                                                    \
+    using result = T;                                                     \
+    template <class T>                                                    \
+    KOKKOS_INLINE_FUNCTION T apply(const T& a, const T& b) const {        \
+      return EXPR;                                                        \
+    }                                                                     \
+  };
+KFUSE_ARITHMETIC_OP(Add, "+", a + b)
+KFUSE_ARITHMETIC_OP(Subtract, "-", a - b)
+KFUSE_ARITHMETIC_OP(Multiply, "*", a* b)
+KFUSE_ARITHMETIC_OP(Divide, "/", a / b)
+#undef KFUSE_ARITHMETIC_OP
+
+struct Minimum {
+  static constexpr const char* symbol = "min";
+  static constexpr bool infix = false;
+  template <class T>
+  using result = T;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T apply(const T& a, const T& b) const {
+    return b < a ? b : a;
+  }
+};
+struct Maximum {
+  static constexpr const char* symbol = "max";
+  static constexpr bool infix = false;
+  template <class T>
+  using result = T;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T apply(const T& a, const T& b) const {
+    return a < b ? b : a;
+  }
+};
+struct PowReal {
+  static constexpr const char* symbol = "pow";
+  static constexpr bool infix = false;
+  template <class T>
+  using result = floating_of<T>;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION floating_of<T> apply(const T& a, const T& b) const {
+    return math::pow(static_cast<floating_of<T>>(a), static_cast<floating_of<T>>(b));
+  }
+};
+
+#define KFUSE_COMPARISON_OP(NAME, SYMBOL, EXPR)                           \
+  struct NAME {                                                           \
+    static constexpr const char* symbol = SYMBOL;                         \
+    static constexpr bool infix = true;                                   \
+    template <class T>                                                    \
+    using result = bool;                                                  \
+    template <class T>                                                    \
+    KOKKOS_INLINE_FUNCTION bool apply(const T& a, const T& b) const {     \
+      return EXPR;                                                        \
+    }                                                                     \
+  };
+KFUSE_COMPARISON_OP(Less, "<", a < b)
+KFUSE_COMPARISON_OP(LessEqual, "<=", a <= b)
+KFUSE_COMPARISON_OP(Greater, ">", a > b)
+KFUSE_COMPARISON_OP(GreaterEqual, ">=", a >= b)
+KFUSE_COMPARISON_OP(Equal, "==", a == b)
+KFUSE_COMPARISON_OP(NotEqual, "!=", a != b)
+KFUSE_COMPARISON_OP(LogicalAnd, "&&", a && b)
+KFUSE_COMPARISON_OP(LogicalOr, "||", a || b)
+#undef KFUSE_COMPARISON_OP
+
+struct Negate {
+  static constexpr const char* symbol = "-";
+  template <class T>
+  using result = T;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T apply(const T& a) const {
+    return -a;
+  }
+};
+struct LogicalNot {
+  static constexpr const char* symbol = "!";
+  template <class T>
+  using result = bool;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION bool apply(const T& a) const {
+    return !a;
+  }
+};
+
+#define KFUSE_MATH_OP(NAME, FUNCTION)                                          \
+  struct NAME {                                                                \
+    static constexpr const char* symbol = #FUNCTION;                           \
+    template <class T>                                                         \
+    using result = floating_of<T>;                                             \
+    template <class T>                                                         \
+    KOKKOS_INLINE_FUNCTION floating_of<T> apply(const T& a) const {            \
+      return math::FUNCTION(static_cast<floating_of<T>>(a));                   \
+    }                                                                          \
+  };
+KFUSE_MATH_OP(Exp, exp)
+KFUSE_MATH_OP(Sqrt, sqrt)
+KFUSE_MATH_OP(Log, log)
+KFUSE_MATH_OP(Sin, sin)
+KFUSE_MATH_OP(Cos, cos)
+#undef KFUSE_MATH_OP
+
+struct Absolute {
+  static constexpr const char* symbol = "abs";
+  template <class T>
+  using result = T;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T apply(const T& a) const {
+    return a < T(0) ? T(-a) : a;
+  }
+};
+
+/// e^n for an integer n, by repeated multiplication (exact for small n).
+struct PowInt {
+  static constexpr const char* symbol = "pow";
+  int exponent;
+  template <class T>
+  using result = T;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T apply(const T& a) const {
+    T base = exponent < 0 ? T(1) / a : a, out = T(1);
+    for (int n = exponent < 0 ? -exponent : exponent; n > 0; n >>= 1) {
+      if (n & 1) out *= base;
+      base *= base;
+    }
+    return out;
+  }
+};
+
+template <class To>
+struct Cast {
+  static constexpr const char* symbol = "cast";
+  template <class T>
+  using result = To;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION To apply(const T& a) const {
+    return static_cast<To>(a);
+  }
+};
+
+// ---- nodes ----------------------------------------------------------------
+
+template <class Op, class E>
+struct Unary : ExprTag {
+  using arg_type = typename expr_traits<E>::value_type;
+  using value_type = typename Op::template result<arg_type>;
+  static constexpr bool strict =
+      std::is_same_v<value_type, bool> ? false : expr_traits<E>::strict;
+  static constexpr int domain = expr_traits<E>::domain;
+  Op op;
+  E arg;
+  template <class P, class R>
+  KOKKOS_INLINE_FUNCTION value_type eval(const P& p, R& r) const {
+    return op.apply(static_cast<arg_type>(arg.eval(p, r)));
+  }
+};
+
+template <class Op, class L, class R>
+struct Binary : ExprTag {
+  using operand_type = typename common_value<L, R>::type;
+  using value_type = typename Op::template result<operand_type>;
+  static constexpr bool strict =
+      std::is_same_v<value_type, bool> ? false : common_value<L, R>::strict;
+  static constexpr int domain = domain::combine(expr_traits<L>::domain, expr_traits<R>::domain);
+  Op op;
+  L lhs;
+  R rhs;
+  template <class P, class Regs>
+  KOKKOS_INLINE_FUNCTION value_type eval(const P& p, Regs& r) const {
+    return op.apply(static_cast<operand_type>(lhs.eval(p, r)),
+                    static_cast<operand_type>(rhs.eval(p, r)));
+  }
+};
+
+/// Checks shared by every operator, so each misuse has one clear message.
+template <class... E>
+constexpr bool check_operands() {
+  static_assert(!(std::is_base_of_v<ReductionTag, std::decay_t<E>> || ...),
+                "kfuse: a reduction (sum, dot, norm2, reduce_max, reduce_min) is not a value "
+                "inside an expression; reduce it into a kfuse::Scalar with kfuse::reduce (or "
+                "kfuse::eval) and use the Scalar");
+  return true;
+}
+
+template <class L, class R>
+constexpr bool check_binary() {
+  using LN = node_t<L>;
+  using RN = node_t<R>;
+  static_assert(!common_value<LN, RN>::mismatch,
+                "kfuse: operands have different element types (e.g. float and double arrays); "
+                "convert one side with kfuse::cast<T>(e)");
+  static_assert(domain::compatible(expr_traits<LN>::domain, expr_traits<RN>::domain),
+                "kfuse: operands live on different domains (arrays of different ranks, or a grid "
+                "array and a sparse vector); combine arrays of one kind only");
+  return true;
+}
+
+template <class Op, class L, class R>
+auto make_binary(const L& l, const R& r, Op op = {}) {
+  static_assert(check_operands<L, R>() && check_binary<L, R>());
+  return Binary<Op, node_t<L>, node_t<R>>{{}, op, as_node(l), as_node(r)};
+}
+
+template <class Op, class E>
+auto make_unary(const E& e, Op op = {}) {
+  static_assert(check_operands<E>());
+  return Unary<Op, node_t<E>>{{}, op, as_node(e)};
+}
+
+/// Operators apply when one side is an expression and the other an
+/// expression or an arithmetic value; reductions are let in to be rejected.
+template <class E>
+inline constexpr bool is_operator_arg_v =
+    is_operand_v<E> || std::is_base_of_v<ReductionTag, std::decay_t<E>>;
+template <class L, class R>
+inline constexpr bool enable_binary_v =
+    is_operator_arg_v<L> && is_operator_arg_v<R> &&
+    (is_expr_v<L> || is_expr_v<R> || std::is_base_of_v<ReductionTag, std::decay_t<L>> ||
+     std::is_base_of_v<ReductionTag, std::decay_t<R>>);
+
+}  // namespace kfuse::detail
+
+namespace kfuse {
+
+#define KFUSE_BINARY_OPERATOR(OPERATOR, OP)                                        \
+  template <class L, class R, class = std::enable_if_t<detail::enable_binary_v<L, R>>> \
+  auto operator OPERATOR(const L& l, const R& r) {                                 \
+    return detail::make_binary<detail::OP>(l, r);                                  \
+  }
+KFUSE_BINARY_OPERATOR(+, Add)
+KFUSE_BINARY_OPERATOR(-, Subtract)
+KFUSE_BINARY_OPERATOR(*, Multiply)
+KFUSE_BINARY_OPERATOR(/, Divide)
+KFUSE_BINARY_OPERATOR(<, Less)
+KFUSE_BINARY_OPERATOR(<=, LessEqual)
+KFUSE_BINARY_OPERATOR(>, Greater)
+KFUSE_BINARY_OPERATOR(>=, GreaterEqual)
+KFUSE_BINARY_OPERATOR(==, Equal)
+KFUSE_BINARY_OPERATOR(!=, NotEqual)
+KFUSE_BINARY_OPERATOR(&&, LogicalAnd)
+KFUSE_BINARY_OPERATOR(||, LogicalOr)
+#undef KFUSE_BINARY_OPERATOR
+
+template <class E, class = std::enable_if_t<detail::is_expr_v<E>>>
+auto operator-(const E& e) {
+  return detail::make_unary<detail::Negate>(e);
+}
+template <class E, class = std::enable_if_t<detail::is_expr_v<E>>>
+auto operator!(const E& e) {
+  return detail::make_unary<detail::LogicalNot>(e);
+}
+
+}  // namespace kfuse

@@ -1,0 +1,225 @@
+// Leaves of expression trees.
+//
+// User-facing leaves: Array and Scalar handles (eager statements), and the
+// placeholders a fused program's lambda receives — ArrayParam, TempParam and
+// ScalarParam, whose template argument I is the parameter position, so the
+// planner sees exactly which argument each statement reads and writes.
+//
+// Kernel-side leaves (what lowering turns the others into): ViewRead (a view
+// at a compile-time offset), RegisterRead (a program temporary kept in a
+// register), IndexRead (the global index along one dimension).
+#pragma once
+
+#include <algorithm>
+#include <type_traits>
+#include <utility>
+
+#include "kfuse/array/array.hpp"
+#include "kfuse/array/scalar.hpp"
+#include "kfuse/array/view.hpp"
+#include "kfuse/expr/node.hpp"
+
+namespace kfuse::detail {
+
+// Arrays and Scalars are leaves of eager expressions.
+template <class T, int N>
+struct is_leaf_handle<Array<T, N>> : std::true_type {};
+template <class T>
+struct is_leaf_handle<Scalar<T>> : std::true_type {};
+
+template <class T, int N>
+struct expr_traits<Array<T, N>> {
+  using value_type = T;
+  static constexpr bool strict = true;
+  static constexpr int domain = N;
+};
+template <class T>
+struct expr_traits<Scalar<T>> {
+  using value_type = T;
+  static constexpr bool strict = true;
+  static constexpr int domain = domain::scalar;
+};
+
+/// Placeholder for the I-th argument of kfuse::fuse, an Array<T, N>.
+template <int I, class T, int N>
+struct ArrayParam : ExprTag {
+  using value_type = T;
+  static constexpr bool strict = true;
+  static constexpr int domain = N;
+  static constexpr int index = I;
+};
+
+/// Placeholder for a program temporary (kfuse::temporary<T>); its rank is
+/// the rank of the statements that use it. Temporaries made by the Unfused
+/// policy keep the strictness of the expression they hold.
+template <int I, class T, bool Strict = true>
+struct TempParam : ExprTag {
+  using value_type = T;
+  static constexpr bool strict = Strict;
+  static constexpr int domain = domain::any;
+  static constexpr int index = I;
+};
+
+/// Placeholder for the I-th argument of kfuse::fuse, a Scalar<T>.
+template <int I, class T>
+struct ScalarParam : ExprTag {
+  using value_type = T;
+  static constexpr bool strict = true;
+  static constexpr int domain = domain::scalar;
+  static constexpr int index = I;
+};
+
+template <class E>
+struct is_array_param : std::false_type {};
+template <int I, class T, int N>
+struct is_array_param<ArrayParam<I, T, N>> : std::true_type {};
+template <int I, class T, bool S>
+struct is_array_param<TempParam<I, T, S>> : std::true_type {};
+
+template <class E>
+struct is_temp_param : std::false_type {};
+template <int I, class T, bool S>
+struct is_temp_param<TempParam<I, T, S>> : std::true_type {};
+
+/// A kernel-side leaf that keeps a non-strict element type (see TempParam).
+template <class E>
+struct Flexible : ExprTag {
+  using value_type = typename E::value_type;
+  static constexpr bool strict = false;
+  static constexpr int domain = E::domain;
+  E inner;
+  template <class P, class R>
+  KOKKOS_INLINE_FUNCTION value_type eval(const P& p, R& r) const {
+    return inner.eval(p, r);
+  }
+};
+
+template <class E>
+struct is_scalar_param : std::false_type {};
+template <int I, class T>
+struct is_scalar_param<ScalarParam<I, T>> : std::true_type {};
+
+/// Global index along dimension D (kfuse::index<D>()).
+template <int D>
+struct Index : ExprTag {
+  using value_type = index_t;
+  static constexpr bool strict = false;
+  static constexpr int domain = domain::any;
+};
+
+/// An array leaf read at a constant offset (kfuse::shift<O...>(leaf)).
+template <class Leaf, int... O>
+struct Shifted : ExprTag {
+  using value_type = typename expr_traits<Leaf>::value_type;
+  static constexpr bool strict = true;
+  static constexpr int domain = sizeof...(O);
+  static constexpr bool pointwise = ((O == 0) && ...);
+  static constexpr int reach = std::max({(O < 0 ? -O : O)...});
+  using leaf_type = Leaf;
+  Leaf leaf;
+};
+
+template <class E>
+struct is_shifted : std::false_type {};
+template <class Leaf, int... O>
+struct is_shifted<Shifted<Leaf, O...>> : std::true_type {};
+
+// ---- kernel-side leaves ---------------------------------------------------
+
+template <class T, int N, class Offsets>
+struct ViewRead;
+
+/// Reads a view at point + (O...).
+template <class T, int N, int... O>
+struct ViewRead<T, N, std::integer_sequence<int, O...>> : ExprTag {
+  static_assert(sizeof...(O) == N, "kfuse: internal: offset count differs from the view rank");
+  using value_type = T;
+  static constexpr bool strict = true;
+  static constexpr int domain = N;
+  view_t<T, N> view;
+
+  template <class P, class R>
+  KOKKOS_INLINE_FUNCTION T eval(const P& p, R&) const {
+    return at(p, std::make_integer_sequence<int, N>{});
+  }
+
+ private:
+  template <class P, int... D>
+  KOKKOS_INLINE_FUNCTION T at(const P& p, std::integer_sequence<int, D...>) const {
+    return view((p[D] + O)...);
+  }
+};
+
+/// One register slot of a kernel's register file (K = temporary's position).
+template <int K, class T>
+struct RegisterSlot {
+  T value;
+};
+
+template <int K, class T>
+KOKKOS_INLINE_FUNCTION T& register_of(RegisterSlot<K, T>& slot) {
+  return slot.value;
+}
+
+/// The registers of one kernel body: one slot per register temporary.
+template <class... Slots>
+struct RegisterFile : Slots... {};
+
+/// Reads a program temporary that lives in a register.
+template <int K, class T, bool Strict = true>
+struct RegisterRead : ExprTag {
+  using value_type = T;
+  static constexpr bool strict = Strict;
+  static constexpr int domain = domain::any;
+  template <class P, class R>
+  KOKKOS_INLINE_FUNCTION T eval(const P&, R& registers) const {
+    return register_of<K>(registers);
+  }
+};
+
+/// Global index along D: view coordinate + (first owned global index - halo).
+template <int D>
+struct IndexRead : ExprTag {
+  using value_type = index_t;
+  static constexpr bool strict = false;
+  static constexpr int domain = domain::any;
+  index_t offset;
+  template <class P, class R>
+  KOKKOS_INLINE_FUNCTION index_t eval(const P& p, R&) const {
+    return p[D] + offset;
+  }
+};
+
+}  // namespace kfuse::detail
+
+namespace kfuse {
+
+/// The global index of the point along dimension D, as an expression.
+template <int D>
+constexpr detail::Index<D> index() {
+  static_assert(D >= 0 && D < 3, "kfuse::index<D>(): D must be 0, 1 or 2");
+  return {};
+}
+
+/// Reads `a` at the constant offset (O...) from the point: a stencil access.
+/// `a` must be an array (an Array, or an array/temporary parameter of a
+/// program) with one offset per dimension.
+template <int... O, class A>
+auto shift(const A& a) {
+  static_assert(sizeof...(O) >= 1 && sizeof...(O) <= 3,
+                "kfuse::shift<O...>(a): give one offset per dimension (1 to 3)");
+  constexpr bool is_array =
+      detail::is_array_param<A>::value || (detail::is_leaf_handle<A>::value &&
+                                           detail::expr_traits<A>::domain != detail::domain::scalar);
+  static_assert(is_array,
+                "kfuse::shift<O...>(a): `a` must be an array (Array, array parameter or "
+                "kfuse::temporary); to shift an expression, assign it to a kfuse::temporary first");
+  if constexpr (is_array) {
+    constexpr int rank = detail::expr_traits<A>::domain;
+    static_assert(rank == detail::domain::any || rank == static_cast<int>(sizeof...(O)),
+                  "kfuse::shift<O...>(a): the number of offsets must equal the array's rank");
+  }
+  return detail::Shifted<A, O...>{{}, a};
+}
+
+}  // namespace kfuse

@@ -1,0 +1,9 @@
+// kfuse: compile-time fused array programs on Kokkos and MPI.
+// The umbrella header: everything a user needs.
+#pragma once
+#include "kfuse/core.hpp"
+#include "kfuse/dist.hpp"
+#include "kfuse/array.hpp"
+#include "kfuse/expr.hpp"
+#include "kfuse/plan.hpp"
+#include "kfuse/exec.hpp"

@@ -1,0 +1,130 @@
+// Statements of a fused program and the calls that build them:
+//   kfuse::assign(target, e)  — array (or temporary) = expression, or
+//                               Scalar = scalar-only expression
+//   kfuse::reduce(s, r)       — Scalar = reduction over an array expression
+//   kfuse::seq(s1, s2, ...)   — the program, in order
+// Misuse that the placeholder types reveal is a static_assert here.
+#pragma once
+
+#include <type_traits>
+
+#include <boost/hana/tuple.hpp>
+
+#include "kfuse/plan/access.hpp"
+
+namespace kfuse::detail {
+
+template <class Target, class E>
+struct Assign {
+  Target target;
+  E expr;
+};
+template <class Target, class R>
+struct Reduce {
+  Target target;
+  R reduction;
+};
+template <class Target, class E>
+struct ScalarAssign {
+  Target target;
+  E expr;
+};
+template <class... S>
+struct Seq {
+  hana::tuple<S...> statements;
+};
+
+template <class S>
+struct is_statement : std::false_type {};
+template <class T, class E>
+struct is_statement<Assign<T, E>> : std::true_type {};
+template <class T, class R>
+struct is_statement<Reduce<T, R>> : std::true_type {};
+template <class T, class E>
+struct is_statement<ScalarAssign<T, E>> : std::true_type {};
+
+/// The statements a program lambda returned, as a hana::tuple.
+template <class... S>
+auto statement_tuple(const Seq<S...>& seq) {
+  return seq.statements;
+}
+template <class S>
+auto statement_tuple(const S& s) {
+  static_assert(is_statement<S>::value,
+                "kfuse::fuse: the lambda must return kfuse::seq(...) or a single statement "
+                "(kfuse::assign / kfuse::reduce)");
+  return hana::make_tuple(s);
+}
+
+}  // namespace kfuse::detail
+
+namespace kfuse {
+
+/// target = e, at every owned point (array target) or once (Scalar target).
+template <class Target, class E>
+auto assign(const Target& target, const E& e) {
+  constexpr bool array_target = detail::is_array_param<Target>::value;
+  constexpr bool scalar_target = detail::is_scalar_param<Target>::value;
+  static_assert(array_target || scalar_target,
+                "kfuse::assign(target, e): the target must be a parameter of the program lambda "
+                "(an array, a kfuse::temporary or a Scalar); outside kfuse::fuse write `a = e;`");
+  static_assert(!detail::is_reduction<E>::value || !array_target,
+                "kfuse::assign(array, reduction): a reduction gives one value, not an array; "
+                "reduce it into a Scalar with kfuse::reduce(s, ...) and use the Scalar");
+  static_assert(!detail::is_reduction<E>::value || array_target,
+                "kfuse::assign(scalar, reduction): write kfuse::reduce(s, reduction)");
+  static_assert(detail::is_operand_v<E>,
+                "kfuse::assign(target, e): e must be an expression or a number");
+  if constexpr (!detail::is_reduction<E>::value && detail::is_operand_v<E> &&
+                (array_target || scalar_target)) {
+    using N = detail::node_t<E>;
+    using TT = detail::expr_traits<Target>;
+    using ET = detail::expr_traits<N>;
+    static_assert(!ET::strict || std::is_same_v<typename TT::value_type, typename ET::value_type>,
+                  "kfuse::assign(target, e): e's element type differs from the target's; convert "
+                  "it with kfuse::cast<T>(e)");
+    if constexpr (array_target) {
+      static_assert(detail::domain::compatible(TT::domain, ET::domain),
+                    "kfuse::assign(target, e): e iterates another domain than the target (arrays "
+                    "of different ranks, or a grid array and a sparse vector)");
+      static_assert(!detail::reads_at_offset<N>(Target::index),
+                    "kfuse::assign(u, e): e reads u at a non-zero offset (a stencil on the "
+                    "target) while u is written, which would race; write to another array or a "
+                    "kfuse::temporary, then copy back");
+      return detail::Assign<Target, N>{target, detail::as_node(e)};
+    } else {
+      static_assert(ET::domain == detail::domain::scalar,
+                    "kfuse::assign(scalar, e): e reads arrays, so it has a value per point; "
+                    "reduce it with kfuse::reduce(s, kfuse::sum(e)) (or dot, norm2, ...)");
+      return detail::ScalarAssign<Target, N>{target, detail::as_node(e)};
+    }
+  }
+}
+
+/// s = reduction (sum, dot, norm2, reduce_max, reduce_min) over all points.
+template <class Target, class R>
+auto reduce(const Target& s, const R& r) {
+  static_assert(detail::is_scalar_param<Target>::value,
+                "kfuse::reduce(s, r): s must be a Scalar parameter of the program lambda");
+  static_assert(detail::is_reduction<R>::value,
+                "kfuse::reduce(s, r): r must be a reduction (kfuse::sum, dot, norm2, reduce_max, "
+                "reduce_min)");
+  if constexpr (detail::is_scalar_param<Target>::value && detail::is_reduction<R>::value) {
+    static_assert(std::is_same_v<typename Target::value_type, typename R::value_type>,
+                  "kfuse::reduce(s, r): the Scalar's type differs from the reduction's "
+                  "(reductions accumulate in the element type; counts of comparisons in "
+                  "kfuse::index_t)");
+    return detail::Reduce<Target, R>{s, r};
+  }
+}
+
+/// The program: statements in order.
+template <class... S>
+auto seq(const S&... s) {
+  static_assert((detail::is_statement<S>::value && ...),
+                "kfuse::seq(...): every argument must be a statement (kfuse::assign or "
+                "kfuse::reduce)");
+  return detail::Seq<S...>{boost::hana::make_tuple(s...)};
+}
+
+}  // namespace kfuse
