@@ -106,15 +106,16 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   static constexpr int exchange_count = plan::exchange_count;
 
   Program(const Statements& statements, const ArgTuple& args)
-      : statements_(statements), binding_(make_binding(args, std::index_sequence_for<Args...>{})) {
+      : statements_(statements) {
+    binding_.emplace(make_binding(args, std::index_sequence_for<Args...>{}));
     labels_ = make_labels();
   }
 
   /// Runs the program on the current binding; returns when done.
   void operator()() {
     Kokkos::Profiling::pushRegion("kfuse:program");
-    int g = 0;
-    boost::hana::for_each(plan::groups, [&](const auto& group) { run_group(group, labels_[g++]); });
+    boost::hana::for_each(boost::hana::make_range(boost::hana::int_c<0>, boost::hana::int_c<plan::group_count>),
+                          [&](auto g) { run_group<g>(boost::hana::at(plan::groups, g), labels_[g]); });
     Kokkos::Profiling::popRegion();
   }
 
@@ -135,7 +136,8 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
                   "lambda), in order; temporaries may be left out");
     const auto given = std::forward_as_tuple(args...);
     ArgTuple full = expand<all>(given, std::index_sequence_for<Args...>{});
-    binding_ = make_binding(full, std::index_sequence_for<Args...>{});
+    // emplace, not assignment: Array::operator= copies values, a rebind swaps handles.
+    binding_.emplace(make_binding(full, std::index_sequence_for<Args...>{}));
     labels_ = make_labels();
   }
 
@@ -197,7 +199,7 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
 
   template <int I>
   const auto& array() const {
-    return *array_in<I>(binding_);
+    return *array_in<I>(*binding_);
   }
   /// The Array at position I of a binding (nullptr: register or unallocated).
   template <int I>
@@ -223,7 +225,7 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
     }
     template <int I>
     auto scalar() const {
-      return std::get<I>(program->binding_);
+      return std::get<I>(*program->binding_);
     }
     template <int I>
     static constexpr bool in_register = is_temporary<I> && plan::in_register(I);
@@ -233,11 +235,11 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   std::string name_of(int position) const;
   std::vector<std::string> make_labels() const;
 
-  template <class G>
+  template <int Index, class G>
   void run_group(const G& group, const std::string& label);
 
   Statements statements_;
-  Binding binding_;
+  std::optional<Binding> binding_;  // always engaged after construction
   std::vector<std::string> labels_;
 };
 
@@ -288,7 +290,7 @@ std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::name_of
                            if constexpr (detail::is_temporary_tag<A>::value)
                              name = (int(i) < UserCount ? "temporary" : "t") + std::to_string(int(i));
                            else
-                             name = std::get<i>(binding_).label();
+                             name = std::get<i>(*binding_).label();
                          });
   return name;
 }
@@ -336,10 +338,11 @@ auto Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_binding(
 
   // Per kernel group: one grid for all its arrays, shifts within the halo;
   // memory temporaries are allocated on their first group's grid.
-  detail::hana::for_each(plan::groups, [&](const auto& group) {
+  detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>, detail::hana::int_c<plan::group_count>), [&](auto index) {
+    const auto& group = detail::hana::at(plan::groups, index);
     using G = std::decay_t<decltype(group)>;
-    if constexpr (G::kernel && G::domain >= 1 && G::domain <= 3) {
-      constexpr int N = G::domain;
+    constexpr int N = plan::group_domains[index];
+    if constexpr (G::kernel && N >= 1 && N <= 3) {
       std::optional<Grid<N>> grid;
       int grid_position = -1;
       std::string grid_label;
@@ -411,7 +414,7 @@ auto Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_binding(
 }
 
 template <class Policy, class Statements, class... Args, int UserCount>
-template <class G>
+template <int Index, class G>
 void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
     const G& group, const std::string& label) {
   namespace hana = detail::hana;
@@ -422,18 +425,18 @@ void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
       Context<1> ctx{this, nullptr};
       auto expr = detail::lower(s.expr, ctx);
       detail::NoRegisters none;
-      auto target = std::get<decltype(s.target)::index>(binding_);
+      auto target = std::get<decltype(s.target)::index>(*binding_);
       target = static_cast<typename decltype(s.target)::value_type>(expr.eval(detail::Point<1>{{0}}, none));
     });
   } else {
-    static_assert(G::domain >= 1 && G::domain <= 3,
+    constexpr int N = plan::group_domains[Index];
+    static_assert(N >= 1 && N <= 3,
                   "kfuse::fuse: a kernel's statements read only temporaries and indices, so "
                   "their rank is unknown; involve an array of the grid");
-    constexpr int N = G::domain;
     const Grid<N>* grid = nullptr;
     hana::for_each(group.members, [&](auto s) {
       detail::for_each_statement_array(hana::at(statements_, s), [&](auto i, int) {
-        const auto* a = array_in<i>(binding_);
+        const auto* a = array_in<i>(*binding_);
         if constexpr (std::decay_t<decltype(*a)>::rank == N)
           if (grid == nullptr && a != nullptr) grid = &a->grid();
       });
@@ -497,7 +500,7 @@ std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::explain
     });
     hana::for_each(hana::make_range(hana::int_c<0>, hana::int_c<int(sizeof...(Args))>), [&](auto i) {
       if (!((touched >> int(i)) & 1u)) return;
-      using Slot = std::decay_t<decltype(std::get<i>(binding_))>;
+      using Slot = std::decay_t<decltype(std::get<i>(*binding_))>;
       if constexpr (!std::is_same_v<Slot, detail::RegisterTemporary>)
         bytes += sizeof(typename std::decay_t<decltype(array<i>())>::value_type);
     });
@@ -569,7 +572,7 @@ auto make_program(const Statements& statements, const UserArgs& args) {
   if constexpr (std::is_same_v<Policy, Unfused>) {
     auto split = split_operations(statements, hana::int_c<UserCount>);
     auto rewritten = hana::at_c<0>(split);
-    constexpr int total = decltype(hana::at_c<1>(split))::value;
+    constexpr int total = std::decay_t<decltype(hana::at_c<1>(split))>::value;
     // The rewrite's temporaries are the targets of statements past the user's positions.
     auto extra = hana::filter(rewritten, [](const auto& s) {
       using S = std::decay_t<decltype(s)>;

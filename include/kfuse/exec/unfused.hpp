@@ -56,7 +56,7 @@ template <class Next, class E>
 auto materialize(Next next, const E& e) {
   if constexpr (is_operation_v<E>) {
     auto inner = materialize_children(next, e);
-    constexpr int position = decltype(hana::at_c<2>(inner))::value;
+    constexpr int position = std::decay_t<decltype(hana::at_c<2>(inner))>::value;
     using Temp = TempParam<position, typename E::value_type, E::strict>;
     auto statement = Assign<Temp, std::decay_t<decltype(hana::at_c<1>(inner))>>{Temp{}, hana::at_c<1>(inner)};
     return hana::make_tuple(hana::append(hana::at_c<0>(inner), statement), Temp{},

@@ -203,6 +203,28 @@ struct Plan {
   }
   static constexpr auto statement_facts = facts();
 
+  /// Each group's grid rank. A group that touches only temporaries and
+  /// indices takes the rank of the group that first wrote one of them.
+  static constexpr std::array<int, group_count> resolve_domains() {
+    std::array<int, group_count> out{};
+    std::array<std::uint64_t, group_count> touched{}, written{};
+    int g = 0;
+    hana::for_each(groups, [&](auto group) {
+      out[g] = decltype(group)::domain;
+      hana::for_each(group.members, [&](auto i) {
+        touched[g] |= statement_facts[i].writes | statement_facts[i].pointwise | statement_facts[i].offset;
+        written[g] |= statement_facts[i].writes;
+      });
+      ++g;
+    });
+    for (int k = 0; k < group_count; ++k) {
+      for (int e = 0; e < k && out[k] == domain::any; ++e)
+        if ((touched[k] & written[e]) != 0) out[k] = out[e];
+    }
+    return out;
+  }
+  static constexpr auto group_domains = resolve_domains();
+
   /// A temporary lives in a register when it is written before it is read,
   /// and only read pointwise, all within one group; otherwise in memory.
   static constexpr bool in_register(int position) {
@@ -225,11 +247,12 @@ struct Plan {
   /// Rank of a memory temporary: the domain of the first group writing it.
   static constexpr int temporary_domain(int position) {
     const std::uint64_t bit = std::uint64_t{1} << position;
-    int result = domain::any;
+    int result = domain::any, index = 0;
     hana::for_each(groups, [&](auto g) {
       bool writes = false;
       hana::for_each(g.members, [&](auto i) { writes |= (statement_facts[i].writes & bit) != 0; });
-      if (writes && result == domain::any) result = decltype(g)::domain;
+      if (writes && result == domain::any) result = group_domains[index];
+      ++index;
     });
     return result;
   }

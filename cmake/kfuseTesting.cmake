@@ -1,0 +1,265 @@
+# Test helpers for kfuse's own test suite (not installed). Included by tests/CMakeLists.txt.
+#
+#   kfuse_add_test(NAME <name> SOURCES <file>... [RANKS <n>...] [LABELS <label>...]
+#                  [TIMEOUT <seconds>] [ARGS <arg>...] [LIBRARIES <target>...] [NO_MAIN])
+#       A doctest program and its ctest tests: `<name>`, or with RANKS (MPI builds)
+#       `<name>.np<n>` per rank count, run through mpiexec. The program links
+#       tests/support/main.cpp (compiled once for all tests) unless NO_MAIN is given.
+#   kfuse_add_compile_fail_test(NAME <name> SOURCE <file> REGEX <regex>)
+#       `<name>` passes when compiling <file> fails with a diagnostic matching <regex>;
+#       `<name>.ok` (run first) compiles it with -DKFUSE_COMPILE_FAIL_OK, which must succeed.
+#   kfuse_add_header_tests([EXCLUDE <regex>...])
+#       Every include/kfuse/**/*.hpp compiled alone (and included twice), in the default build.
+#   kfuse_add_install_test()
+#       `install`: installs kfuse into the build tree and builds and runs examples/ against
+#       it as a separate project with find_package(kfuse).
+#
+# Every test runs in its own empty working directory (tests may write files) with the
+# Open MPI variables that root and oversubscription need. Test programs get
+# KFUSE_TEST_SOURCE_DIR (absolute path of tests/) as a compile definition.
+include_guard(GLOBAL)
+
+find_package(doctest REQUIRED)
+
+# PETSc, the oracle of the solver tests, through pkg-config: PkgConfig::PETSC when found.
+# Use it as `if(TARGET PkgConfig::PETSC) kfuse_add_test(... LIBRARIES PkgConfig::PETSC) endif()`.
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND AND KFUSE_ENABLE_MPI)
+  pkg_check_modules(PETSC QUIET IMPORTED_TARGET petsc)
+endif()
+
+set(KFUSE_TEST_MAIN "${PROJECT_SOURCE_DIR}/tests/support/main.cpp"
+    CACHE FILEPATH "main() linked into every kfuse_add_test program (unless NO_MAIN)")
+set(KFUSE_TEST_TIMEOUT 300 CACHE STRING "Default ctest timeout (seconds) of kfuse_add_test")
+
+set(_kfuse_test_environment
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1)
+if(KFUSE_SANITIZE)
+  # Open MPI's own allocations outlive MPI_Finalize: leak reports would drown real errors.
+  list(APPEND _kfuse_test_environment ASAN_OPTIONS=detect_leaks=0
+       UBSAN_OPTIONS=print_stacktrace=1)
+endif()
+
+if(KFUSE_ENABLE_MPI)
+  # --oversubscribe lets 4 ranks run on 2 cores; only Open MPI's mpiexec knows the flag.
+  execute_process(COMMAND "${MPIEXEC_EXECUTABLE}" --version
+                  OUTPUT_VARIABLE _kfuse_mpiexec_version ERROR_QUIET)
+  if(_kfuse_mpiexec_version MATCHES "Open MPI|OpenRTE")
+    set(_kfuse_mpiexec_default_flags --oversubscribe)
+  else()
+    set(_kfuse_mpiexec_default_flags "")
+  endif()
+  set(KFUSE_MPIEXEC_FLAGS "${_kfuse_mpiexec_default_flags}"
+      CACHE STRING "Flags after `mpiexec -n <k>` in kfuse's MPI tests")
+endif()
+
+# Runs `cmake --build` of one target of this build tree, as a test command.
+function(_kfuse_build_target_command out target)
+  set(command "${CMAKE_COMMAND}" --build "${CMAKE_BINARY_DIR}" --target ${target})
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(multi_config)
+    list(APPEND command --config $<CONFIG>)
+  endif()
+  set(${out} "${command}" PARENT_SCOPE)
+endfunction()
+
+# Properties every kfuse test gets: environment, timeout, labels, its own working directory.
+function(_kfuse_set_test_properties test timeout labels)
+  set(work_dir "${CMAKE_CURRENT_BINARY_DIR}/work/${test}")
+  file(MAKE_DIRECTORY "${work_dir}")
+  set_tests_properties(${test} PROPERTIES
+    ENVIRONMENT "${_kfuse_test_environment}"
+    TIMEOUT ${timeout}
+    LABELS "${labels}"
+    WORKING_DIRECTORY "${work_dir}")
+endfunction()
+
+# The test main, compiled once and linked into every kfuse_add_test program.
+function(_kfuse_test_main_target out)
+  if(NOT EXISTS "${KFUSE_TEST_MAIN}")
+    set(${out} "" PARENT_SCOPE)
+    return()
+  endif()
+  if(NOT TARGET kfuse_test_main)
+    add_library(kfuse_test_main OBJECT "${KFUSE_TEST_MAIN}")
+    target_link_libraries(kfuse_test_main PUBLIC kfuse::kfuse doctest::doctest
+                                          PRIVATE kfuse_warnings kfuse_sanitizers)
+  endif()
+  set(${out} kfuse_test_main PARENT_SCOPE)
+endfunction()
+
+function(kfuse_add_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "NO_MAIN" "NAME;TIMEOUT" "SOURCES;RANKS;LABELS;ARGS;LIBRARIES")
+  if(NOT arg_NAME OR NOT arg_SOURCES)
+    message(FATAL_ERROR "kfuse_add_test(NAME <name> SOURCES <file>...) needs NAME and SOURCES")
+  endif()
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "kfuse_add_test(${arg_NAME}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT ${KFUSE_TEST_TIMEOUT})
+  endif()
+
+  # The shared main replaces a main.cpp listed among the sources.
+  set(main "")
+  if(NOT arg_NO_MAIN)
+    _kfuse_test_main_target(main)
+  endif()
+  set(sources "")
+  foreach(source IN LISTS arg_SOURCES)
+    get_filename_component(path "${source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT (main AND path STREQUAL KFUSE_TEST_MAIN))
+      list(APPEND sources "${source}")
+    endif()
+  endforeach()
+
+  string(MAKE_C_IDENTIFIER "test_${arg_NAME}" target)
+  add_executable(${target} ${sources})
+  target_link_libraries(${target} PRIVATE ${main} kfuse::kfuse doctest::doctest
+                                          kfuse_warnings kfuse_sanitizers ${arg_LIBRARIES})
+  target_compile_definitions(${target} PRIVATE
+                             KFUSE_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}/tests")
+
+  if(arg_RANKS AND KFUSE_ENABLE_MPI)
+    foreach(ranks IN LISTS arg_RANKS)
+      set(test "${arg_NAME}.np${ranks}")
+      add_test(NAME ${test}
+               COMMAND "${MPIEXEC_EXECUTABLE}" ${MPIEXEC_NUMPROC_FLAG} ${ranks}
+                       ${KFUSE_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}>
+                       ${MPIEXEC_POSTFLAGS} ${arg_ARGS})
+      _kfuse_set_test_properties(${test} ${arg_TIMEOUT} "mpi;${arg_LABELS}")
+      set_tests_properties(${test} PROPERTIES PROCESSORS ${ranks})
+    endforeach()
+  else()
+    add_test(NAME ${arg_NAME} COMMAND ${target} ${arg_ARGS})
+    _kfuse_set_test_properties(${arg_NAME} ${arg_TIMEOUT} "${arg_LABELS}")
+  endif()
+endfunction()
+
+function(kfuse_add_compile_fail_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;SOURCE;REGEX" "")
+  if(NOT arg_NAME OR NOT arg_SOURCE OR NOT arg_REGEX OR arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR
+            "kfuse_add_compile_fail_test(NAME <name> SOURCE <file> REGEX <regex>) needs all three")
+  endif()
+  string(MAKE_C_IDENTIFIER "${arg_NAME}" target)
+  if(NOT target MATCHES "^compile_fail")
+    set(target compile_fail_${target})
+  endif()
+
+  # Two copies of the one file, built only by their tests: as written (must fail), and with
+  # the bad line switched off (must compile), which shows the failure comes from that line.
+  foreach(variant IN ITEMS lib ok)
+    add_library(${target}_${variant} STATIC EXCLUDE_FROM_ALL "${arg_SOURCE}")
+    set_target_properties(${target}_${variant} PROPERTIES EXCLUDE_FROM_DEFAULT_BUILD ON)
+    target_link_libraries(${target}_${variant} PRIVATE kfuse::kfuse)
+  endforeach()
+  target_compile_definitions(${target}_ok PRIVATE KFUSE_COMPILE_FAIL_OK)
+  # The test builds this custom target, which runs (every time) only once the file has
+  # compiled: its message fails the test even where the regex matched some other line.
+  add_custom_target(${target}
+                    COMMAND "${CMAKE_COMMAND}" -E echo "kfuse: ${arg_SOURCE} compiled, but it must not"
+                    VERBATIM)
+  add_dependencies(${target} ${target}_lib)
+
+  _kfuse_build_target_command(ok_command ${target}_ok)
+  add_test(NAME ${arg_NAME}.ok COMMAND ${ok_command})
+  _kfuse_set_test_properties(${arg_NAME}.ok ${KFUSE_TEST_TIMEOUT} compile_fail)
+  set_tests_properties(${arg_NAME}.ok PROPERTIES FIXTURES_SETUP ${arg_NAME}.ok)
+
+  _kfuse_build_target_command(fail_command ${target})
+  add_test(NAME ${arg_NAME} COMMAND ${fail_command})
+  _kfuse_set_test_properties(${arg_NAME} ${KFUSE_TEST_TIMEOUT} compile_fail)
+  set_tests_properties(${arg_NAME} PROPERTIES
+    PASS_REGULAR_EXPRESSION "${arg_REGEX}"
+    FAIL_REGULAR_EXPRESSION "compiled, but it must not"
+    FIXTURES_REQUIRED ${arg_NAME}.ok)
+
+  # Ninja has no lock on its build log: never run two builds of this tree at once.
+  if(CMAKE_GENERATOR MATCHES "Ninja")
+    set_tests_properties(${arg_NAME} ${arg_NAME}.ok PROPERTIES RESOURCE_LOCK kfuse_build_tree)
+  endif()
+endfunction()
+
+function(kfuse_add_header_tests)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "" "EXCLUDE")
+  if(NOT KFUSE_BUILD_HEADER_TESTS)
+    return()
+  endif()
+  set(include_dir "${PROJECT_SOURCE_DIR}/include")
+  file(GLOB_RECURSE headers CONFIGURE_DEPENDS RELATIVE "${include_dir}"
+       "${include_dir}/kfuse/*.hpp")
+  list(SORT headers)
+
+  set(sources "")
+  foreach(header IN LISTS headers)
+    set(excluded OFF)
+    foreach(regex IN LISTS arg_EXCLUDE)
+      if(header MATCHES "${regex}")
+        set(excluded ON)
+      endif()
+    endforeach()
+    if(excluded)
+      continue()
+    endif()
+    set(source "${CMAKE_CURRENT_BINARY_DIR}/header_tests/${header}.cpp")
+    string(CONCAT content
+           "// Generated by kfuse_add_header_tests(): ${header} must compile on its own.\n"
+           "#include <${header}>\n"
+           "#include <${header}>  // twice: the include guard works\n")
+    # Rewritten only when it changes, so that reconfiguring recompiles nothing.
+    set(old_content "")
+    if(EXISTS "${source}")
+      file(READ "${source}" old_content)
+    endif()
+    if(NOT old_content STREQUAL content)
+      file(WRITE "${source}" "${content}")
+    endif()
+    list(APPEND sources "${source}")
+  endforeach()
+
+  if(sources)
+    add_library(kfuse_header_tests OBJECT ${sources})
+    target_link_libraries(kfuse_header_tests PRIVATE kfuse::kfuse kfuse_warnings)
+  endif()
+endfunction()
+
+function(kfuse_add_install_test)
+  if(NOT EXISTS "${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt")
+    message(STATUS "kfuse: no examples/CMakeLists.txt, so no install test")
+    return()
+  endif()
+  set(work_dir "${CMAKE_CURRENT_BINARY_DIR}/install_test")
+
+  # The settings go through a file (file(GENERATE), one per configuration): lists and
+  # flags with spaces survive, which a command line of -D options would mangle.
+  set(forward "")
+  foreach(var IN ITEMS CMAKE_GENERATOR CMAKE_GENERATOR_PLATFORM CMAKE_GENERATOR_TOOLSET
+                       CMAKE_MAKE_PROGRAM CMAKE_CXX_COMPILER CMAKE_CXX_COMPILER_LAUNCHER
+                       CMAKE_BUILD_TYPE CMAKE_CXX_FLAGS CMAKE_PREFIX_PATH
+                       Kokkos_ROOT KokkosKernels_ROOT Kokkos_DIR KokkosKernels_DIR
+                       Boost_ROOT MPI_HOME KFUSE_ENABLE_MPI MPIEXEC_EXECUTABLE
+                       MPIEXEC_NUMPROC_FLAG MPIEXEC_PREFLAGS MPIEXEC_POSTFLAGS
+                       KFUSE_MPIEXEC_FLAGS)
+    if(DEFINED ${var} AND NOT "${${var}}" STREQUAL "")
+      string(APPEND forward "set(${var} [==[${${var}}]==])\n")
+    endif()
+  endforeach()
+  if(CMAKE_BUILD_TYPE)
+    string(TOUPPER "${CMAKE_BUILD_TYPE}" build_type)
+    string(APPEND forward
+           "set(CMAKE_CXX_FLAGS_${build_type} [==[${CMAKE_CXX_FLAGS_${build_type}}]==])\n")
+  endif()
+  file(GENERATE OUTPUT "${work_dir}/settings-$<CONFIG>.cmake" CONTENT
+"# Generated by kfuse_add_install_test(): what cmake/kfuseInstallTest.cmake needs.
+set(KFUSE_SOURCE_DIR [==[${PROJECT_SOURCE_DIR}]==])
+set(KFUSE_BUILD_DIR [==[${PROJECT_BINARY_DIR}]==])
+set(KFUSE_WORK_DIR [==[${work_dir}/$<CONFIG>]==])
+set(KFUSE_CONFIG [==[$<CONFIG>]==])
+${forward}")
+
+  add_test(NAME install
+           COMMAND "${CMAKE_COMMAND}" "-DKFUSE_INSTALL_TEST_SETTINGS=${work_dir}/settings-$<CONFIG>.cmake"
+                   -P "${PROJECT_SOURCE_DIR}/cmake/kfuseInstallTest.cmake")
+  _kfuse_set_test_properties(install 1800 install)
+endfunction()

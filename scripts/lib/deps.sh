@@ -1,0 +1,44 @@
+# shellcheck shell=bash
+# The Debian packages kfuse needs, installed only when missing. Sourced by scripts/*.sh.
+#
+#   kfuse_install_packages [extra-package...]   install what is missing (apt-get, as root or
+#                                               through sudo); nothing at all when all are there
+#   kfuse_mpi_environment                       export what Open MPI needs as root and with
+#                                               more ranks than cores
+
+KFUSE_DEBIAN_PACKAGES=(
+  g++ cmake make pkg-config
+  libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
+  libopenmpi-dev openmpi-bin
+  libboost-dev doctest-dev libcli11-dev nlohmann-json3-dev
+  libpetsc-real-dev
+)
+
+kfuse_package_installed() {
+  [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]
+}
+
+kfuse_install_packages() {
+  local package
+  local -a missing=()
+  for package in "${KFUSE_DEBIAN_PACKAGES[@]}" "$@"; do
+    kfuse_package_installed "$package" || missing+=("$package")
+  done
+  if ((${#missing[@]} == 0)); then
+    echo "deps: all $((${#KFUSE_DEBIAN_PACKAGES[@]} + $#)) Debian packages are installed"
+    return 0
+  fi
+  local -a as_root=()
+  if ((EUID != 0)); then
+    as_root=(sudo)
+  fi
+  echo "deps: installing ${missing[*]}"
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+kfuse_mpi_environment() {
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  export OMPI_MCA_rmaps_base_oversubscribe=1
+}

@@ -1,0 +1,158 @@
+// Every operator, math function and reduction, evaluated eagerly on N = 1,
+// 2, 3 grids for float and double, against plain host loops.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include <kfuse/kfuse.hpp>
+
+#include "../support/reference.hpp"
+
+namespace {
+
+using kfuse_test::check_close;
+using kfuse_test::make_reference;
+
+template <int N>
+kfuse::Grid<N> make_grid(const kfuse::Comm& comm) {
+  if constexpr (N == 1) return kfuse::Grid<1>(comm, {37});
+  if constexpr (N == 2) return kfuse::Grid<2>(comm, {9, 7});
+  if constexpr (N == 3) return kfuse::Grid<3>(comm, {5, 4, 6});
+}
+
+template <int N>
+std::array<std::int64_t, 3> extents() {
+  if constexpr (N == 1) return {37, 1, 1};
+  if constexpr (N == 2) return {9, 7, 1};
+  return {5, 4, 6};
+}
+
+// Positive, varied test data: a(i,j,k) and b(i,j,k).
+inline double fa(std::int64_t i, std::int64_t j, std::int64_t k) {
+  return 0.5 + 0.1 * double(i) + 0.07 * double(j) + 0.03 * double(k);
+}
+inline double fb(std::int64_t i, std::int64_t j, std::int64_t k) {
+  return 1.5 - 0.05 * double(i) + 0.02 * double((j * 3 + k) % 5);
+}
+
+template <class T, int N>
+void fill_inputs(kfuse::Array<T, N>& a, kfuse::Array<T, N>& b) {
+  if constexpr (N == 1) {
+    a.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return T(0.5 + 0.1 * double(i)); });
+    b.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return T(1.5 - 0.05 * double(i)); });
+  } else if constexpr (N == 2) {
+    a.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
+      return T(0.5 + 0.1 * double(i) + 0.07 * double(j));
+    });
+    b.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
+      return T(1.5 - 0.05 * double(i) + 0.02 * double((j * 3) % 5));
+    });
+  } else {
+    a.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
+      return T(0.5 + 0.1 * double(i) + 0.07 * double(j) + 0.03 * double(k));
+    });
+    b.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
+      return T(1.5 - 0.05 * double(i) + 0.02 * double((j * 3 + k) % 5));
+    });
+  }
+}
+
+template <class T, int N>
+void run_operator_checks() {
+  auto grid = make_grid<N>(kfuse::Comm());
+  kfuse::Array<T, N> a(grid, "a"), b(grid, "b"), out(grid, "out");
+  fill_inputs(a, b);
+  const auto e = extents<N>();
+  const double tol = std::is_same_v<T, float> ? 1e-5 : 1e-13;
+  auto A = [](std::int64_t i, std::int64_t j, std::int64_t k) { return T(fa(i, j, k)); };
+  auto B = [](std::int64_t i, std::int64_t j, std::int64_t k) { return T(fb(i, j, k)); };
+  auto ref = [&](auto f) { return make_reference<T>(e[0], e[1], e[2], f); };
+  auto check = [&](const char* what, auto f) {
+    INFO(what);
+    check_close(out.gather(), ref(f), tol);
+  };
+
+  out = a + b;
+  check("a + b", [&](auto i, auto j, auto k) { return T(A(i, j, k) + B(i, j, k)); });
+  out = a - 2.0 * b;
+  check("a - 2b", [&](auto i, auto j, auto k) { return T(A(i, j, k) - T(2) * B(i, j, k)); });
+  out = a * b / (b + 1.0);
+  check("a*b/(b+1)", [&](auto i, auto j, auto k) {
+    return T(A(i, j, k) * B(i, j, k) / (B(i, j, k) + T(1)));
+  });
+  out = -a;
+  check("-a", [&](auto i, auto j, auto k) { return T(-A(i, j, k)); });
+  out = kfuse::exp(a) + kfuse::log(b) + kfuse::sqrt(a);
+  check("exp+log+sqrt", [&](auto i, auto j, auto k) {
+    return T(std::exp(A(i, j, k)) + std::log(B(i, j, k)) + std::sqrt(A(i, j, k)));
+  });
+  out = kfuse::sin(a) * kfuse::cos(b);
+  check("sin*cos", [&](auto i, auto j, auto k) {
+    return T(std::sin(A(i, j, k)) * std::cos(B(i, j, k)));
+  });
+  out = kfuse::abs(a - b) + kfuse::pow(a, 3) + kfuse::pow(b, 0.5);
+  check("abs, pow", [&](auto i, auto j, auto k) {
+    return T(std::abs(A(i, j, k) - B(i, j, k)) + A(i, j, k) * A(i, j, k) * A(i, j, k) +
+             std::pow(B(i, j, k), T(0.5)));
+  });
+  out = kfuse::min(a, b) + 2.0 * kfuse::max(a, b);
+  check("min, max", [&](auto i, auto j, auto k) {
+    return T(std::min(A(i, j, k), B(i, j, k)) + T(2) * std::max(A(i, j, k), B(i, j, k)));
+  });
+  out = kfuse::where(a > b, a, -b) + (a <= b) * 10.0;
+  check("where, comparisons", [&](auto i, auto j, auto k) {
+    const T x = A(i, j, k), y = B(i, j, k);
+    return T((x > y ? x : -y) + (x <= y ? T(10) : T(0)));
+  });
+  out = kfuse::cast<T>(kfuse::index<0>()) * 1.0 + a;
+  check("index<0>", [&](auto i, auto j, auto k) { return T(T(i) + A(i, j, k)); });
+  if constexpr (N >= 2) {
+    out = kfuse::cast<T>(kfuse::index<N - 1>()) + 0.0 * a;
+    check("index<N-1>", [&](auto i, auto j, auto k) { return T(N == 2 ? j : k); });
+  }
+  kfuse::Scalar<T> s("s", T(3));
+  out = a * s + s;
+  check("scalar broadcast", [&](auto i, auto j, auto k) { return T(A(i, j, k) * T(3) + T(3)); });
+
+  // Reductions against host sums.
+  const auto av = ref(A), bv = ref(B);
+  double sum = 0, dot = 0, sq = 0, mx = -1e300, mn = 1e300, count = 0;
+  for (std::size_t n = 0; n < av.size(); ++n) {
+    sum += av[n];
+    dot += double(av[n]) * double(bv[n]);
+    sq += double(av[n] - bv[n]) * double(av[n] - bv[n]);
+    mx = std::max(mx, double(av[n]));
+    mn = std::min(mn, double(bv[n]));
+    count += av[n] > bv[n] ? 1 : 0;
+  }
+  const double rtol = std::is_same_v<T, float> ? 1e-4 : 1e-12;
+  CHECK(double(kfuse::eval(kfuse::sum(a))) == doctest::Approx(sum).epsilon(rtol));
+  CHECK(double(kfuse::eval(kfuse::dot(a, b))) == doctest::Approx(dot).epsilon(rtol));
+  CHECK(double(kfuse::eval(kfuse::norm2(a - b))) == doctest::Approx(std::sqrt(sq)).epsilon(rtol));
+  CHECK(double(kfuse::eval(kfuse::reduce_max(a))) == doctest::Approx(mx).epsilon(rtol));
+  CHECK(double(kfuse::eval(kfuse::reduce_min(b))) == doctest::Approx(mn).epsilon(rtol));
+  const kfuse::index_t counted = kfuse::eval(kfuse::sum(a > b));
+  CHECK(double(counted) == count);
+  static_assert(std::is_same_v<decltype(kfuse::eval(kfuse::sum(a))), T>,
+                "reductions return the element type");
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("operators and reductions match host loops, N = 1", T, float, double) {
+  run_operator_checks<T, 1>();
+}
+TEST_CASE_TEMPLATE("operators and reductions match host loops, N = 2", T, float, double) {
+  run_operator_checks<T, 2>();
+}
+TEST_CASE_TEMPLATE("operators and reductions match host loops, N = 3", T, float, double) {
+  run_operator_checks<T, 3>();
+}
+
+TEST_CASE("scalar constants take the array's element type") {
+  kfuse::Grid<1> grid(kfuse::Comm(), {4});
+  kfuse::Array<float, 1> f(grid, "f");
+  using E = decltype(0.5 * f);
+  static_assert(std::is_same_v<kfuse::detail::expr_traits<E>::value_type, float>);
+  static_assert(std::is_same_v<kfuse::detail::expr_traits<decltype(f > 0.0)>::value_type, bool>);
+}

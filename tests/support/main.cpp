@@ -1,0 +1,14 @@
+// doctest runner for every kfuse test program: MPI and Kokkos come up once
+// through kfuse::Environment; each rank runs the same test cases.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <kfuse/kfuse.hpp>
+
+int main(int argc, char** argv) {
+  kfuse::Environment env(argc, argv);
+  doctest::Context context(argc, argv);
+  if (env.comm().rank() != 0) context.setOption("out", "/dev/null");  // one report
+  const int failed = context.run();
+  return env.comm().allreduce(failed, kfuse::ReduceOp::max);
+}

@@ -1,0 +1,16 @@
+# The kfuse test list, included by tests/CMakeLists.txt. Helpers: cmake/kfuseTesting.cmake.
+kfuse_add_test(NAME expr.operators SOURCES expr/test_operators.cpp support/main.cpp LABELS expr)
+kfuse_add_test(NAME plan.plan SOURCES plan/test_plan.cpp support/main.cpp LABELS plan)
+kfuse_add_test(NAME exec.program SOURCES exec/test_program.cpp support/main.cpp RANKS 1 2 4 LABELS exec)
+kfuse_add_test(NAME dist.halo SOURCES dist/test_halo.cpp support/main.cpp RANKS 1 2 4 LABELS dist)
+
+kfuse_add_compile_fail_test(NAME compile_fail.reduce_into_array
+  SOURCE compile_fail/reduce_into_array.cpp REGEX "kfuse::assign\\(array, reduction\\)")
+kfuse_add_compile_fail_test(NAME compile_fail.stencil_in_place
+  SOURCE compile_fail/stencil_in_place.cpp REGEX "kfuse::assign\\(u, e\\): e reads u at a non-zero offset")
+kfuse_add_compile_fail_test(NAME compile_fail.element_type_mismatch
+  SOURCE compile_fail/element_type_mismatch.cpp REGEX "kfuse: operands have different element types")
+kfuse_add_compile_fail_test(NAME compile_fail.shift_rank_mismatch
+  SOURCE compile_fail/shift_rank_mismatch.cpp REGEX "kfuse::shift<O...>\\(a\\): the number of offsets")
+kfuse_add_compile_fail_test(NAME compile_fail.rank_mismatch
+  SOURCE compile_fail/rank_mismatch.cpp REGEX "kfuse: operands live on different domains")
