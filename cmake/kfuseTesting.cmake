@@ -8,13 +8,14 @@
 #   kfuse_add_compile_fail_test(NAME <name> SOURCE <file> REGEX <regex>)
 #       `<name>` passes when compiling <file> fails with a diagnostic matching <regex>;
 #       `<name>.ok` (run first) compiles it with -DKFUSE_COMPILE_FAIL_OK, which must succeed.
+#       REGEX is a ctest regular expression (no `;`: ctest would read a list of them).
 #   kfuse_add_header_tests([EXCLUDE <regex>...])
 #       Every include/kfuse/**/*.hpp compiled alone (and included twice), in the default build.
 #   kfuse_add_install_test()
 #       `install`: installs kfuse into the build tree and builds and runs examples/ against
 #       it as a separate project with find_package(kfuse).
 #
-# Every test runs in its own empty working directory (tests may write files) with the
+# Every test runs in a working directory of its own (tests may write files), with the
 # Open MPI variables that root and oversubscription need. Test programs get
 # KFUSE_TEST_SOURCE_DIR (absolute path of tests/) as a compile definition.
 include_guard(GLOBAL)
@@ -67,6 +68,7 @@ endfunction()
 function(_kfuse_set_test_properties test timeout labels)
   set(work_dir "${CMAKE_CURRENT_BINARY_DIR}/work/${test}")
   file(MAKE_DIRECTORY "${work_dir}")
+  list(REMOVE_ITEM labels "")
   set_tests_properties(${test} PROPERTIES
     ENVIRONMENT "${_kfuse_test_environment}"
     TIMEOUT ${timeout}

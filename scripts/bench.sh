@@ -3,6 +3,7 @@
 #
 #   scripts/bench.sh [kfuse-bench options...]   e.g. scripts/bench.sh --workload cg
 #   RANKS=4 scripts/bench.sh                     MPI ranks (default 2)
+#   JOBS=2, PYTHON=/usr/bin/python3              build parallelism, plotting interpreter
 #
 # Writes results/bench.json and, with benchmarks/plot.py, the charts in results/.
 set -euo pipefail
@@ -13,6 +14,9 @@ source scripts/lib/stage.sh
 
 JOBS=${JOBS:-$(nproc)}
 RANKS=${RANKS:-2}
+# Debian's interpreter, the one python3-matplotlib is installed for (PATH may lead elsewhere,
+# e.g. to a pyenv shim).
+PYTHON=${PYTHON:-/usr/bin/python3}
 
 stage deps kfuse_install_packages python3-matplotlib
 kfuse_mpi_environment
@@ -35,5 +39,5 @@ stage run mpirun "${mpirun_args[@]}" build/bench/benchmarks/kfuse-bench \
   --json results/bench.json "$@"
 
 if [[ -f benchmarks/plot.py ]]; then
-  stage plot python3 benchmarks/plot.py results/bench.json results/
+  stage plot "$PYTHON" benchmarks/plot.py results/bench.json results/
 fi

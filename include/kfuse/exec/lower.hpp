@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "kfuse/expr/operation.hpp"
+#include "kfuse/expr/reduction.hpp"
 #include "kfuse/expr/terminal.hpp"
 #include "kfuse/expr/where.hpp"
 
