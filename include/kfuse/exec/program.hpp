@@ -397,7 +397,7 @@ auto Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_binding(
         const auto& x = std::get<i>(b);
         const auto& y = std::get<j>(b);
         bool same;
-        if constexpr (detail::is_leaf_handle<A>::value && A::rank >= 1)
+        if constexpr (detail::expr_traits<A>::domain != detail::domain::scalar)
           same = x.same_storage(y);
         else
           same = x.same_as(y);
