@@ -32,27 +32,27 @@ inline double fa(std::int64_t i, std::int64_t j, std::int64_t k) {
   return 0.5 + 0.1 * double(i) + 0.07 * double(j) + 0.03 * double(k);
 }
 inline double fb(std::int64_t i, std::int64_t j, std::int64_t k) {
-  return 1.5 - 0.05 * double(i) + 0.02 * double((j * 3 + k) % 5);
+  return 1.5 - 0.02 * double(i) + 0.02 * double((j * 3 + k) % 5);
 }
 
 template <class T, int N>
 void fill_inputs(kfuse::Array<T, N>& a, kfuse::Array<T, N>& b) {
   if constexpr (N == 1) {
     a.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return T(0.5 + 0.1 * double(i)); });
-    b.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return T(1.5 - 0.05 * double(i)); });
+    b.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return T(1.5 - 0.02 * double(i)); });
   } else if constexpr (N == 2) {
     a.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
       return T(0.5 + 0.1 * double(i) + 0.07 * double(j));
     });
     b.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
-      return T(1.5 - 0.05 * double(i) + 0.02 * double((j * 3) % 5));
+      return T(1.5 - 0.02 * double(i) + 0.02 * double((j * 3) % 5));
     });
   } else {
     a.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
       return T(0.5 + 0.1 * double(i) + 0.07 * double(j) + 0.03 * double(k));
     });
     b.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
-      return T(1.5 - 0.05 * double(i) + 0.02 * double((j * 3 + k) % 5));
+      return T(1.5 - 0.02 * double(i) + 0.02 * double((j * 3 + k) % 5));
     });
   }
 }
