@@ -44,6 +44,17 @@ void for_box(const std::string& label, const Kokkos::Array<std::int64_t, N>& lo,
 
 template <class F, class T, int N>
 struct FillWith;
+
+/// The owned cells of this rank's block, in view coordinates.
+template <int N>
+Box<N> owned_box(const Grid<N>& grid) {
+  Box<N> box;
+  for (int d = 0; d < N; ++d) {
+    box.lo[d] = grid.halo();
+    box.hi[d] = grid.halo() + grid.local_extent(d);
+  }
+  return box;
+}
 }  // namespace detail
 
 template <class T, int N>
@@ -114,14 +125,7 @@ class Array {
   std::vector<T> gather(int root) const { return gather_impl(root); }
 
   /// The owned cells in view coordinates.
-  detail::Box<N> owned_box() const {
-    detail::Box<N> box;
-    for (int d = 0; d < N; ++d) {
-      box.lo[d] = grid().halo();
-      box.hi[d] = grid().halo() + grid().local_extent(d);
-    }
-    return box;
-  }
+  detail::Box<N> owned_box() const { return detail::owned_box(grid()); }
 
   // Halo state, maintained by the runtime: a write makes the halo stale; an
   // exchange refreshes it.

@@ -75,16 +75,6 @@ auto first_grid(const E& e) {
   return grid;
 }
 
-template <int N>
-Box<N> owned_box(const Grid<N>& g) {
-  Box<N> box;
-  for (int d = 0; d < N; ++d) {
-    box.lo[d] = g.halo();
-    box.hi[d] = g.halo() + g.local_extent(d);
-  }
-  return box;
-}
-
 template <class T, int N, class Expr>
 void eager_assign(Array<T, N>& target, const Expr& expr) {
   using E = node_t<Expr>;

@@ -451,12 +451,7 @@ void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
 
     Context<N> ctx{this, grid};
     const auto list = detail::lower_group(statements_, group.members, ctx);
-    detail::Box<N> box;
-    for (int d = 0; d < N; ++d) {
-      box.lo[d] = grid->halo();
-      box.hi[d] = grid->halo() + grid->local_extent(d);
-    }
-    const auto acc = detail::run_kernel<N>(label, box, list, grid->comm());
+    const auto acc = detail::run_kernel<N>(label, detail::owned_box(*grid), list, grid->comm());
     hana::unpack(group.members, [&](auto... i) {
       detail::store_reductions<0>(statements_, ctx, acc, i...);
     });
