@@ -324,12 +324,20 @@ run_logged() { # name cmd...
   fi
 }
 
+# Configure, build and install one package's standalone CMake project.
+build_package() {  # NAME SOURCE-DIR [CMAKE-ARG...]
+  local name=$1 source=$2
+  shift 2
+  say "configuring $name ..."
+  run_logged "$name-configure" cmake -S "$source" -B "$build_root/$name" "${common[@]}" "$@"
+  say "building $name with $jobs jobs ..."
+  run_logged "$name-build" cmake --build "$build_root/$name" --parallel "$jobs"
+  run_logged "$name-install" cmake --install "$build_root/$name"
+}
+
 t0=$(date +%s)
-say "configuring Kokkos ($backend, shared=$shared) ..."
-run_logged kokkos-configure cmake -S "$src/kokkos" -B "$build_root/kokkos" "${common[@]}" "${kokkos_opts[@]}"
-say "building Kokkos with $jobs jobs ..."
-run_logged kokkos-build cmake --build "$build_root/kokkos" --parallel "$jobs"
-run_logged kokkos-install cmake --install "$build_root/kokkos"
+say "Kokkos: $backend, shared=$shared"
+build_package kokkos "$src/kokkos" "${kokkos_opts[@]}"
 t_kokkos=$(( $(date +%s) - t0 ))
 
 # ---------------------------------------------------------------- Kokkos Kernels
@@ -366,11 +374,7 @@ elif [ -n "${CXX:-}" ]; then
 fi
 
 t0=$(date +%s)
-say "configuring Kokkos Kernels ..."
-run_logged kernels-configure cmake -S "$src/kokkos-kernels" -B "$build_root/kokkos-kernels" "${common[@]}" "${kk_opts[@]}"
-say "building Kokkos Kernels with $jobs jobs ..."
-run_logged kernels-build cmake --build "$build_root/kokkos-kernels" --parallel "$jobs"
-run_logged kernels-install cmake --install "$build_root/kokkos-kernels"
+build_package kokkos-kernels "$src/kokkos-kernels" "${kk_opts[@]}"
 t_kernels=$(( $(date +%s) - t0 ))
 
 # Keep the applied patches next to the install, for the record.
