@@ -108,7 +108,7 @@ void run_operator_checks() {
   check("index<0>", [&](auto i, auto j, auto k) { return T(T(i) + A(i, j, k)); });
   if constexpr (N >= 2) {
     out = kfuse::cast<T>(kfuse::index<N - 1>()) + 0.0 * a;
-    check("index<N-1>", [&](auto i, auto j, auto k) { return T(N == 2 ? j : k); });
+    check("index<N-1>", [&](auto, auto j, auto k) { return T(N == 2 ? j : k); });
   }
   kfuse::Scalar<T> s("s", T(3));
   out = a * s + s;
