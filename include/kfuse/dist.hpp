@@ -4,3 +4,4 @@
 #include "kfuse/dist/environment.hpp"
 #include "kfuse/dist/grid.hpp"
 #include "kfuse/dist/halo_exchange.hpp"
+#include "kfuse/dist/row_map.hpp"
