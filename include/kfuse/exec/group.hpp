@@ -4,9 +4,11 @@
 // (kfuse::fuse) and eager statements (Array::operator=, kfuse::eval).
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <boost/hana/filter.hpp>
 #include <boost/hana/transform.hpp>
@@ -106,16 +108,75 @@ constexpr auto accumulators_type(const StatementList<S...>*) {
   return slot_file<accumulator_slot_of, AccumulatorFile, NoAccumulators, S...>();
 }
 
+template <int N, class List>
+struct KernelTypes {
+  using Registers = typename decltype(registers_type(static_cast<const List*>(nullptr)))::type;
+  using Accumulators = typename decltype(accumulators_type(static_cast<const List*>(nullptr)))::type;
+  using Kernel = GroupKernel<N, Registers, Accumulators, List>;
+};
+
+/// Joins the accumulators of a group's second launch into the first's.
+template <class Accumulators>
+void join_launches(Accumulators& into, const Accumulators& from) {
+  if constexpr (!std::is_same_v<Accumulators, NoAccumulators>) into.join(from);
+}
+
 /// Runs a lowered statement list as one kernel over `box` of a rank-N grid.
 /// Returns the combined accumulators (NoAccumulators without reductions).
 template <int N, class List>
 auto run_kernel(const std::string& label, const Box<N>& box, const List& list, const Comm& comm) {
-  using Registers = typename decltype(registers_type(static_cast<const List*>(nullptr)))::type;
-  using Accumulators = typename decltype(accumulators_type(static_cast<const List*>(nullptr)))::type;
-  GroupKernel<N, Registers, Accumulators, List> kernel{list};
-  Accumulators acc{};
-  launch<N>(label, box, kernel, &acc);
-  if constexpr (!std::is_same_v<Accumulators, NoAccumulators>) combine_over_ranks(comm, acc);
+  using K = KernelTypes<N, List>;
+  typename K::Accumulators acc{};
+  launch<N>(label, box, typename K::Kernel{list}, &acc);
+  if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>) combine_over_ranks(comm, acc);
+  return acc;
+}
+
+/// The boxes that cover `box` minus its interior `margin` cells in from every
+/// face: two slabs per dimension, disjoint (dimensions before d are already
+/// trimmed to the interior, dimensions after d span the whole box).
+template <int N>
+std::vector<Box<N>> boundary_slabs(const Box<N>& box, index_t margin) {
+  std::vector<Box<N>> slabs;
+  for (int d = 0; d < N; ++d) {
+    for (int side = 0; side < 2; ++side) {
+      Box<N> slab = box;
+      for (int e = 0; e < d; ++e) slab.lo[e] += margin, slab.hi[e] -= margin;
+      if (side == 0)
+        slab.hi[d] = std::min(box.hi[d], box.lo[d] + margin);
+      else
+        slab.lo[d] = std::max(box.lo[d] + margin, box.hi[d] - margin);
+      if (slab.size() > 0) slabs.push_back(slab);
+    }
+  }
+  return slabs;
+}
+
+/// Like run_kernel, while `exchange` is in flight: the interior (points
+/// farther than `margin` from the box's faces, which read no halo) runs
+/// first; after the exchange finishes, the boundary slabs run as the
+/// group's second launch, labelled `<label>:boundary` (one launch per slab).
+template <int N, class List, class Exchange>
+auto run_kernel_overlapped(const std::string& label, const Box<N>& box, const List& list,
+                           const Comm& comm, Exchange& exchange, index_t margin) {
+  using K = KernelTypes<N, List>;
+  const typename K::Kernel kernel{list};
+  Box<N> interior = box;
+  for (int d = 0; d < N; ++d) interior.lo[d] += margin, interior.hi[d] -= margin;
+  if (interior.size() == 0) {  // too thin to split: exchange, then one launch
+    exchange.run();
+    return run_kernel<N>(label, box, list, comm);
+  }
+  typename K::Accumulators acc{};
+  exchange.start();
+  launch<N>(label, interior, kernel, &acc);
+  exchange.finish();
+  for (const Box<N>& slab : boundary_slabs(box, margin)) {
+    typename K::Accumulators part{};
+    launch<N>(label + ":boundary", slab, kernel, &part);
+    join_launches(acc, part);
+  }
+  if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>) combine_over_ranks(comm, acc);
   return acc;
 }
 

@@ -79,6 +79,32 @@ struct is_temporary_tag : std::false_type {};
 template <class T>
 struct is_temporary_tag<TemporaryTag<T>> : std::true_type {};
 
+/// Calls f(position, reach) for every array read or written by a statement
+/// (reach: the largest |offset| of a stencil read, 0 for pointwise).
+template <class E, class F>
+void for_each_array_access(const E& e, F&& f) {
+  for_each_leaf(e, [&](const auto& leaf) {
+    using L = std::decay_t<decltype(leaf)>;
+    if constexpr (is_array_param<L>::value) {
+      f(hana::int_c<L::index>, 0);
+    } else if constexpr (is_shifted<L>::value) {
+      if constexpr (is_array_param<typename L::leaf_type>::value)
+        f(hana::int_c<L::leaf_type::index>, L::reach);
+    }
+  });
+}
+template <class Target, class E, class F>
+void for_each_statement_array(const Assign<Target, E>& s, F&& f) {
+  if constexpr (is_array_param<Target>::value) f(hana::int_c<Target::index>, 0);
+  for_each_array_access(s.expr, f);
+}
+template <class Target, class R, class F>
+void for_each_statement_array(const Reduce<Target, R>& s, F&& f) {
+  for_each_array_access(s.reduction.arg, f);
+}
+template <class Target, class E, class F>
+void for_each_statement_array(const ScalarAssign<Target, E>&, F&&) {}
+
 template <class A>
 struct is_optional_array : std::false_type {};
 template <class T, int N>
@@ -238,6 +264,32 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   template <int Index, class G>
   void run_group(const G& group, const std::string& label);
 
+  /// The grid of kernel group Index: that of its first array.
+  template <int Index>
+  const auto* grid_of() const {
+    constexpr int N = plan::group_domains[Index];
+    const Grid<N>* grid = nullptr;
+    detail::hana::for_each(detail::hana::at_c<Index>(plan::groups).members, [&](auto s) {
+      detail::for_each_statement_array(detail::hana::at(statements_, s), [&](auto i, int) {
+        const auto* a = array_in<i>(*binding_);
+        if constexpr (std::decay_t<decltype(*a)>::rank == N)
+          if (grid == nullptr && a != nullptr) grid = &a->grid();
+      });
+    });
+    return grid;
+  }
+  /// Whether group g's exchange overlaps its interior points.
+  bool overlapped(int g) const {
+    bool result = false;
+    detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>, detail::hana::int_c<plan::group_count>),
+                           [&](auto index) {
+                             constexpr int N = plan::group_domains[index];
+                             if constexpr (N >= 1 && N <= 3)
+                               if (int(index) == g) result = grid_of<index>()->overlap();
+                           });
+    return result;
+  }
+
   Statements statements_;
   std::optional<Binding> binding_;  // always engaged after construction
   std::vector<std::string> labels_;
@@ -246,36 +298,6 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
 }  // namespace kfuse
 
 // ---- implementation ------------------------------------------------------------
-
-namespace kfuse::detail {
-
-/// Calls f(position, reach) for every array read or written by a statement
-/// (reach: the largest |offset| of a stencil read, 0 for pointwise).
-template <class E, class F>
-void for_each_array_access(const E& e, F&& f) {
-  for_each_leaf(e, [&](const auto& leaf) {
-    using L = std::decay_t<decltype(leaf)>;
-    if constexpr (is_array_param<L>::value) {
-      f(hana::int_c<L::index>, 0);
-    } else if constexpr (is_shifted<L>::value) {
-      if constexpr (is_array_param<typename L::leaf_type>::value)
-        f(hana::int_c<L::leaf_type::index>, L::reach);
-    }
-  });
-}
-template <class Target, class E, class F>
-void for_each_statement_array(const Assign<Target, E>& s, F&& f) {
-  if constexpr (is_array_param<Target>::value) f(hana::int_c<Target::index>, 0);
-  for_each_array_access(s.expr, f);
-}
-template <class Target, class R, class F>
-void for_each_statement_array(const Reduce<Target, R>& s, F&& f) {
-  for_each_array_access(s.reduction.arg, f);
-}
-template <class Target, class E, class F>
-void for_each_statement_array(const ScalarAssign<Target, E>&, F&&) {}
-
-}  // namespace kfuse::detail
 
 namespace kfuse {
 
@@ -433,25 +455,20 @@ void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
     static_assert(N >= 1 && N <= 3,
                   "kfuse::fuse: a kernel's statements read only temporaries and indices, so "
                   "their rank is unknown; involve an array of the grid");
-    const Grid<N>* grid = nullptr;
-    hana::for_each(group.members, [&](auto s) {
-      detail::for_each_statement_array(hana::at(statements_, s), [&](auto i, int) {
-        const auto* a = array_in<i>(*binding_);
-        if constexpr (std::decay_t<decltype(*a)>::rank == N)
-          if (grid == nullptr && a != nullptr) grid = &a->grid();
-      });
-    });
+    const Grid<N>* grid = grid_of<Index>();
     // Halo exchange for the arrays this group reads at an offset, if stale.
     HaloExchange<N> exchange(*grid);
     hana::for_each(hana::to_tuple(group.offsets), [&](auto i) {
       const auto& a = array<i>();
       if (a.halo_stale()) exchange.add(a);
     });
-    if (!exchange.empty()) exchange.run();
-
     Context<N> ctx{this, grid};
     const auto list = detail::lower_group(statements_, group.members, ctx);
-    const auto acc = detail::run_kernel<N>(label, detail::owned_box(*grid), list, grid->comm());
+    const auto box = detail::owned_box(*grid);
+    const auto acc = exchange.empty()   ? detail::run_kernel<N>(label, box, list, grid->comm())
+                     : grid->overlap() ? detail::run_kernel_overlapped<N>(label, box, list, grid->comm(),
+                                                                          exchange, grid->halo())
+                                       : (exchange.run(), detail::run_kernel<N>(label, box, list, grid->comm()));
     hana::unpack(group.members, [&](auto... i) {
       detail::store_reductions<0>(statements_, ctx, acc, i...);
     });
@@ -482,7 +499,12 @@ std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::explain
       std::string exchanged;
       hana::for_each(hana::to_tuple(group.offsets),
                      [&](auto i) { exchanged += (exchanged.empty() ? "" : ", ") + name_of(i); });
-      if (!exchanged.empty()) out << "  exchange halos of " << exchanged << " (when stale)\n";
+      if (!exchanged.empty())
+        out << "  exchange halos of " << exchanged << " (when stale)"
+            << (overlapped(g) ? "; overlapped: interior points run while messages fly, then the "
+                                "boundary strips (\"" + labels_[g] + ":boundary\")"
+                              : "; not overlapped (GridOptions::overlap = false)")
+            << "\n";
     } else {
       out << "group " << g << ": scalar statements on the host (no kernel)\n";
     }
