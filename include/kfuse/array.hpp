@@ -2,4 +2,5 @@
 #pragma once
 #include "kfuse/array/array.hpp"
 #include "kfuse/array/scalar.hpp"
+#include "kfuse/array/vector.hpp"
 #include "kfuse/array/view.hpp"

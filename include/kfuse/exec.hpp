@@ -5,4 +5,5 @@
 #include "kfuse/exec/kernel.hpp"
 #include "kfuse/exec/lower.hpp"
 #include "kfuse/exec/program.hpp"
+#include "kfuse/exec/space.hpp"
 #include "kfuse/exec/unfused.hpp"

@@ -4,49 +4,68 @@
 // right side is computed into a temporary first, then copied.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "kfuse/exec/group.hpp"
+#include "kfuse/exec/space.hpp"
 
 namespace kfuse::detail {
 
 /// Lowering context of an eager statement: only handles, no placeholders.
-template <int N>
+template <int D>
 struct EagerContext {
-  const Grid<N>* grid;
+  const space_t<D>* grid;
   template <int I>
   static constexpr bool in_register = false;
-  index_t index_offset(int d) const { return grid->local_begin(d) - grid->halo(); }
+  index_t index_offset(int d) const { return detail::index_offset(*grid, d); }
 };
 
-/// Checks every array leaf against `grid`, collects stale stencil reads into
+/// What refreshes the neighbour data an eager statement reads: halo
+/// exchanges on grids; vectors have no stencil reads.
+template <int D>
+struct eager_exchange {
+  using type = HaloExchange<D>;
+};
+struct NoExchange {
+  explicit NoExchange(const RowMap&) {}
+  bool empty() const { return true; }
+  void run() {}
+};
+template <>
+struct eager_exchange<domain::row_map> {
+  using type = NoExchange;
+};
+
+/// Checks every array leaf against `space`, collects stale stencil reads into
 /// `exchange`, and reports whether `target` (if any) is read at an offset.
-template <int N, class E, class T>
-bool prepare_leaves(const char* api, const E& e, const Grid<N>& grid, HaloExchange<N>& exchange,
-                    const Array<T, N>* target) {
+template <int D, class E, class Target>
+bool prepare_leaves(const char* api, const E& e, const space_t<D>& space,
+                    typename eager_exchange<D>::type& exchange, const Target* target) {
   bool aliased = false;
   std::vector<const void*> added;
+  auto check = [&](const auto& a, int reach) {
+    if (space_of(a) != space)
+      throw Error(error_message(api, ": '", a.label(), "' lives on ", describe_space(space_of(a)),
+                                " but the statement runs on ", describe_space(space)));
+    if constexpr (D != domain::row_map)
+      if (reach > space.halo())
+        throw Error(error_message(api, ": array '", a.label(), "' is read at offset ", reach,
+                                  " but its grid's halo is only ", space.halo()));
+  };
   for_each_leaf(e, [&](const auto& leaf) {
     using L = std::decay_t<decltype(leaf)>;
-    auto check = [&](const auto& a, int reach) {
-      if (a.grid() != grid)
-        throw Error(error_message(api, ": array '", a.label(), "' lives on grid ",
-                                  a.grid().describe(), " but the statement runs on grid ",
-                                  grid.describe()));
-      if (reach > grid.halo())
-        throw Error(error_message(api, ": array '", a.label(), "' is read at offset ", reach,
-                                  " but its grid's halo is only ", grid.halo()));
-    };
-    if constexpr (is_leaf_handle<L>::value && expr_traits<L>::domain == N) {
+    if constexpr (is_leaf_handle<L>::value && expr_traits<L>::domain == D) {
       check(leaf, 0);
     } else if constexpr (is_shifted<L>::value) {
       const auto& a = leaf.leaf;
-      if constexpr (std::decay_t<decltype(a)>::rank == N) {
+      if constexpr (expr_traits<std::decay_t<decltype(a)>>::domain == D) {
         check(a, L::reach);
         if (!L::pointwise) {
-          if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Array<T, N>>)
+          if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Target>)
             if (target && a.same_storage(*target)) aliased = true;
           if (a.halo_stale() && std::find(added.begin(), added.end(), a.storage_id()) == added.end()) {
             exchange.add(a);
@@ -59,25 +78,29 @@ bool prepare_leaves(const char* api, const E& e, const Grid<N>& grid, HaloExchan
   return aliased;
 }
 
-/// Finds the grid of the first array leaf (for eval of reductions).
+/// The index space of the first array leaf (for eval of reductions).
 template <class E>
-auto first_grid(const E& e) {
-  constexpr int N = expr_traits<E>::domain;
-  std::optional<Grid<N>> grid;
+auto first_space(const E& e) {
+  constexpr int D = expr_traits<E>::domain;
+  std::optional<space_t<D>> space;
   for_each_leaf(e, [&](const auto& leaf) {
     using L = std::decay_t<decltype(leaf)>;
-    if constexpr (is_leaf_handle<L>::value && expr_traits<L>::domain == N) {
-      if (!grid) grid = leaf.grid();
+    if constexpr (is_leaf_handle<L>::value && expr_traits<L>::domain == D) {
+      if (!space) space = space_of(leaf);
     } else if constexpr (is_shifted<L>::value) {
-      if (!grid) grid = leaf.leaf.grid();
+      if (!space) space = space_of(leaf.leaf);
     }
   });
-  return grid;
+  return space;
 }
 
-template <class T, int N, class Expr>
-void eager_assign(Array<T, N>& target, const Expr& expr) {
+/// `target = expr` now, for an Array or a Vector target.
+template <class Target, class Expr>
+void eager_assign_to(const char* api, Target& target, const Expr& expr) {
+  using T = typename Target::value_type;
   using E = node_t<Expr>;
+  constexpr int D = domain_of<Target>::value;
+  constexpr int R = kernel_rank<D>;
   static_assert(!is_reduction<Expr>::value,
                 "kfuse::Array::operator=: a reduction gives one value, not an array; use "
                 "kfuse::eval(reduction) for its value");
@@ -86,33 +109,40 @@ void eager_assign(Array<T, N>& target, const Expr& expr) {
   static_assert(!expr_traits<E>::strict || std::is_same_v<typename expr_traits<E>::value_type, T>,
                 "kfuse::Array::operator=: the expression's element type differs from the "
                 "array's; convert it with kfuse::cast<T>(e)");
-  static_assert(domain::compatible(expr_traits<E>::domain, N),
-                "kfuse::Array::operator=: the expression iterates arrays of another rank");
+  static_assert(domain::compatible(expr_traits<E>::domain, D),
+                "kfuse::Array::operator=: the expression iterates another domain (arrays of "
+                "another rank, or grid arrays and vectors mixed)");
   const E e = as_node(expr);
-  const Grid<N>& grid = target.grid();
-  HaloExchange<N> exchange(grid);
-  const bool aliased = prepare_leaves("kfuse::Array::operator=", e, grid, exchange, &target);
+  const auto& space = space_of(target);
+  typename eager_exchange<D>::type exchange(space);
+  const bool aliased = prepare_leaves<D>(api, e, space, exchange, &target);
   if (!exchange.empty()) exchange.run();
-  EagerContext<N> ctx{&grid};
+  EagerContext<D> ctx{&space};
   const std::string label = "kfuse:group[assign " + target.label() + "]";
   const auto value = lower(e, ctx);
   using V = std::decay_t<decltype(value)>;
   if (aliased) {  // NumPy semantics: evaluate completely, then copy
-    Array<T, N> scratch(grid, target.label() + ".rhs");
-    run_kernel<N>(label, owned_box(grid),
-                  make_statement_list(StoreView<T, N, V>{scratch.view(), value}),
-                  grid.comm());
+    Target scratch(space, target.label() + ".rhs");
+    run_kernel<R>(label, owned_box(space),
+                  make_statement_list(StoreView<T, R, V>{scratch.view(), value}), space.comm());
     const auto copy = lower(scratch, ctx);
     using C = std::decay_t<decltype(copy)>;
-    run_kernel<N>(label + ":copy", owned_box(grid),
-                  make_statement_list(StoreView<T, N, C>{target.view(), copy}),
-                  grid.comm());
+    run_kernel<R>(label + ":copy", owned_box(space),
+                  make_statement_list(StoreView<T, R, C>{target.view(), copy}), space.comm());
   } else {
-    run_kernel<N>(label, owned_box(grid),
-                  make_statement_list(StoreView<T, N, V>{target.view(), value}),
-                  grid.comm());
+    run_kernel<R>(label, owned_box(space),
+                  make_statement_list(StoreView<T, R, V>{target.view(), value}), space.comm());
   }
   target.mark_halo_stale();
+}
+
+template <class T, int N, class Expr>
+void eager_assign(Array<T, N>& target, const Expr& expr) {
+  eager_assign_to("kfuse::Array::operator=", target, expr);
+}
+template <class T, class Expr>
+void eager_assign(Vector<T>& target, const Expr& expr) {
+  eager_assign_to("kfuse::Vector::operator=", target, expr);
 }
 
 }  // namespace kfuse::detail
@@ -126,17 +156,17 @@ auto eval(const E& e) {
   using namespace detail;
   if constexpr (is_reduction<E>::value) {
     using T = typename E::value_type;
-    constexpr int N = E::domain;
-    static_assert(N >= 1 && N <= 3, "kfuse::eval(r): r must reduce over Array expressions");
-    const auto grid = first_grid(e.arg);
+    constexpr int D = E::domain;
+    static_assert(has_space(D), "kfuse::eval(r): r must reduce over Array or Vector expressions");
+    const auto grid = first_space(e.arg);
     if (!grid) throw Error("kfuse::eval: the reduction reads no array, so its grid is unknown");
-    HaloExchange<N> exchange(*grid);
-    prepare_leaves<N, decltype(e.arg), T>("kfuse::eval", e.arg, *grid, exchange, nullptr);
+    typename eager_exchange<D>::type exchange(*grid);
+    prepare_leaves<D, decltype(e.arg), void>("kfuse::eval", e.arg, *grid, exchange, nullptr);
     if (!exchange.empty()) exchange.run();
-    EagerContext<N> ctx{&*grid};
+    EagerContext<D> ctx{&*grid};
     const auto value = lower(e.arg, ctx);
     using Op = typename E::op_type;
-    const auto acc = run_kernel<N>(
+    const auto acc = run_kernel<kernel_rank<D>>(
         "kfuse:group[eval " + std::string(Op::symbol) + "]", owned_box(*grid),
         make_statement_list(Accumulate<0, Op, T, std::decay_t<decltype(value)>>{value}), grid->comm());
     return E::finish_type::apply(accumulator_of<0>(acc));

@@ -49,6 +49,10 @@ auto lower(const Array<T, N>& a, const Ctx&) {
   return view_read_centred<T, N>(a.view(), std::make_integer_sequence<int, N>{});
 }
 template <class T, class Ctx>
+auto lower(const Vector<T>& v, const Ctx&) {
+  return ViewRead<T, 1, std::integer_sequence<int, 0>>{{}, v.view()};
+}
+template <class T, class Ctx>
 auto lower(const Scalar<T>& s, const Ctx&) {
   return ScalarValue<T>{{}, s.value()};
 }

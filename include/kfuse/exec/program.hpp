@@ -20,6 +20,7 @@
 #include <boost/hana/for_each.hpp>
 
 #include "kfuse/exec/group.hpp"
+#include "kfuse/exec/space.hpp"
 #include "kfuse/exec/unfused.hpp"
 #include "kfuse/plan/plan.hpp"
 
@@ -41,11 +42,16 @@ template <int I, class A>
 struct param_for {
   static_assert(sizeof(A) == 0,
                 "kfuse::fuse(args..., lambda): each argument must be a kfuse::Array, "
-                "kfuse::Scalar or kfuse::temporary<T>, and the lambda comes last");
+                "kfuse::Vector, kfuse::CsrMatrix, kfuse::Scalar or kfuse::temporary<T>, and the "
+                "lambda comes last");
 };
 template <int I, class T, int N>
 struct param_for<I, Array<T, N>> {
   using type = ArrayParam<I, T, N>;
+};
+template <int I, class T>
+struct param_for<I, Vector<T>> {
+  using type = ArrayParam<I, T, domain::row_map>;
 };
 template <int I, class T>
 struct param_for<I, Scalar<T>> {
@@ -65,19 +71,35 @@ struct slot_for {
 };
 template <class Plan, int I, class T>
 struct slot_for<Plan, I, TemporaryTag<T>> {
-  static constexpr int rank = Plan::temporary_domain(I);
+  static constexpr int domain = Plan::temporary_domain(I);
   static constexpr bool in_memory = !Plan::in_register(I);
-  static_assert(!in_memory || (rank >= 1 && rank <= 3),
+  static_assert(!in_memory || has_space(domain),
                 "kfuse::fuse: a temporary that must live in memory is never written by an array "
                 "statement, so its rank is unknown; assign it from an expression with arrays");
-  using type = std::conditional_t<in_memory, std::optional<Array<T, (rank >= 1 && rank <= 3) ? rank : 1>>,
-                                  RegisterTemporary>;
+  using container = typename space_traits<has_space(domain) ? domain : 1>::template container<T>;
+  using type = std::conditional_t<in_memory, std::optional<container>, RegisterTemporary>;
 };
 
 template <class T>
 struct is_temporary_tag : std::false_type {};
 template <class T>
 struct is_temporary_tag<TemporaryTag<T>> : std::true_type {};
+
+/// Whether arguments x and y, bound to parameters of types A and B, are one
+/// object (arrays: the same storage; scalars: the same handle); temporaries
+/// are the program's own. A named function: nvcc does not discard `if
+/// constexpr` branches inside the binding check's nested generic lambdas.
+template <class A, class B, class X, class Y>
+bool same_argument(const X& x, const Y& y) {
+  if constexpr (!std::is_same_v<A, B> || is_temporary_tag<A>::value) {
+    (void)x, (void)y;
+    return false;
+  } else if constexpr (expr_traits<A>::domain != domain::scalar) {
+    return x.same_storage(y);
+  } else {
+    return x.same_as(y);
+  }
+}
 
 /// Calls f(position, reach) for every array read or written by a statement
 /// (reach: the largest |offset| of a stencil read, 0 for pointwise).
@@ -109,6 +131,8 @@ template <class A>
 struct is_optional_array : std::false_type {};
 template <class T, int N>
 struct is_optional_array<std::optional<Array<T, N>>> : std::true_type {};
+template <class T>
+struct is_optional_array<std::optional<Vector<T>>> : std::true_type {};
 
 }  // namespace kfuse::detail
 
@@ -240,11 +264,11 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
       return &slot;
   }
 
-  /// What lowering sees: this binding and the group's grid.
-  template <int N>
+  /// What lowering sees: this binding and the group's index space.
+  template <int D>
   struct Context {
     const Program* program;
-    const Grid<N>* grid;
+    const detail::space_t<D>* grid;
     template <int I>
     const auto& array() const {
       return program->template array<I>();
@@ -255,7 +279,7 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
     }
     template <int I>
     static constexpr bool in_register = is_temporary<I> && plan::in_register(I);
-    index_t index_offset(int d) const { return grid->local_begin(d) - grid->halo(); }
+    index_t index_offset(int d) const { return detail::index_offset(*grid, d); }
   };
 
   std::string name_of(int position) const;
@@ -264,16 +288,16 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   template <int Index, class G>
   void run_group(const G& group, const std::string& label);
 
-  /// The grid of kernel group Index: that of its first array.
+  /// The index space (grid or row map) of kernel group Index: that of its first array.
   template <int Index>
   const auto* grid_of() const {
-    constexpr int N = plan::group_domains[Index];
-    const Grid<N>* grid = nullptr;
+    constexpr int D = plan::group_domains[Index];
+    const detail::space_t<D>* grid = nullptr;
     detail::hana::for_each(detail::hana::at_c<Index>(plan::groups).members, [&](auto s) {
       detail::for_each_statement_array(detail::hana::at(statements_, s), [&](auto i, int) {
         const auto* a = array_in<i>(*binding_);
-        if constexpr (std::decay_t<decltype(*a)>::rank == N)
-          if (grid == nullptr && a != nullptr) grid = &a->grid();
+        if constexpr (detail::domain_of<std::decay_t<decltype(*a)>>::value == D)
+          if (grid == nullptr && a != nullptr) grid = &detail::space_of(*a);
       });
     });
     return grid;
@@ -358,35 +382,38 @@ auto Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_binding(
       return "'" + std::get<i>(b).label() + "'";
   };
 
-  // Per kernel group: one grid for all its arrays, shifts within the halo;
-  // memory temporaries are allocated on their first group's grid.
+  // Per kernel group: one grid (or row map) for all its arrays, shifts within
+  // the halo; memory temporaries are allocated on their first group's grid.
   detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>, detail::hana::int_c<plan::group_count>), [&](auto index) {
     const auto& group = detail::hana::at(plan::groups, index);
     using G = std::decay_t<decltype(group)>;
-    constexpr int N = plan::group_domains[index];
-    if constexpr (G::kernel && N >= 1 && N <= 3) {
-      std::optional<Grid<N>> grid;
+    constexpr int D = plan::group_domains[index];
+    if constexpr (G::kernel && detail::has_space(D)) {
+      std::optional<detail::space_t<D>> grid;
       int grid_position = -1;
       std::string grid_label;
       auto visit = [&](auto i, int reach) {
         const auto* a = array_in<i>(b);
         if (a == nullptr) return;
-        if constexpr (std::decay_t<decltype(*a)>::rank == N) {
+        if constexpr (detail::domain_of<std::decay_t<decltype(*a)>>::value == D) {
+          const auto& space = detail::space_of(*a);
           if (!grid) {
-            grid = a->grid();
+            grid = space;
             grid_position = int(i);
             grid_label = label(i);
-          } else if (a->grid() != *grid) {
+          } else if (space != *grid) {
             throw Error(detail::error_message(
-                "kfuse::fuse: parameters ", grid_position, " (", grid_label, ", grid ",
-                grid->describe(), ") and ", int(i), " (", label(i), ", grid ", a->grid().describe(),
-                ") are used in one kernel but live on different grids"));
+                "kfuse::fuse: parameters ", grid_position, " (", grid_label, ", ",
+                detail::describe_space(*grid), ") and ", int(i), " (", label(i), ", ",
+                detail::describe_space(space), ") are used in one kernel but live on different ",
+                D == detail::domain::row_map ? "row maps" : "grids"));
           }
-          if (reach > a->grid().halo())
-            throw Error(detail::error_message("kfuse::fuse: parameter ", int(i), " (", label(i),
-                                              ") is read at offset ", reach,
-                                              " but its grid's halo is only ", a->grid().halo(),
-                                              "; use GridOptions{", reach, "} or a narrower stencil"));
+          if constexpr (D != detail::domain::row_map)
+            if (reach > space.halo())
+              throw Error(detail::error_message("kfuse::fuse: parameter ", int(i), " (", label(i),
+                                                ") is read at offset ", reach,
+                                                " but its grid's halo is only ", space.halo(),
+                                                "; use GridOptions{", reach, "} or a narrower stencil"));
         }
       };
       detail::hana::for_each(group.members, [&](auto s) {
@@ -415,21 +442,13 @@ auto Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_binding(
     detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>, i), [&](auto j) {
       using A = std::tuple_element_t<i, ArgTuple>;
       using B = std::tuple_element_t<j, ArgTuple>;
-      if constexpr (std::is_same_v<A, B> && !detail::is_temporary_tag<A>::value) {
-        const auto& x = std::get<i>(b);
-        const auto& y = std::get<j>(b);
-        bool same;
-        if constexpr (detail::expr_traits<A>::domain != detail::domain::scalar)
-          same = x.same_storage(y);
-        else
-          same = x.same_as(y);
-        const bool writes = ((written >> int(i)) & 1u) || ((written >> int(j)) & 1u);
-        if (same && writes)
-          throw Error(detail::error_message(
-              "kfuse::fuse: parameters ", int(j), " and ", int(i), " are both bound to ",
-              label(i), ", and the program writes one of them, so it relies on them being "
-              "distinct; pass different arrays (or copy one first)"));
-      }
+      const bool same = detail::same_argument<A, B>(std::get<i>(b), std::get<j>(b));
+      const bool writes = ((written >> int(i)) & 1u) || ((written >> int(j)) & 1u);
+      if (same && writes)
+        throw Error(detail::error_message(
+            "kfuse::fuse: parameters ", int(j), " and ", int(i), " are both bound to ",
+            label(i), ", and the program writes one of them, so it relies on them being "
+            "distinct; pass different arrays (or copy one first)"));
     });
   });
   return b;
@@ -451,29 +470,37 @@ void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
       target = static_cast<typename decltype(s.target)::value_type>(expr.eval(detail::Point<1>{{0}}, none));
     });
   } else {
-    constexpr int N = plan::group_domains[Index];
-    static_assert(N >= 1 && N <= 3,
+    constexpr int D = plan::group_domains[Index];
+    static_assert(detail::has_space(D),
                   "kfuse::fuse: a kernel's statements read only temporaries and indices, so "
                   "their rank is unknown; involve an array of the grid");
-    const Grid<N>* grid = grid_of<Index>();
-    // Halo exchange for the arrays this group reads at an offset, if stale.
-    HaloExchange<N> exchange(*grid);
-    hana::for_each(hana::to_tuple(group.offsets), [&](auto i) {
-      const auto& a = array<i>();
-      if (a.halo_stale()) exchange.add(a);
-    });
-    Context<N> ctx{this, grid};
+    const auto* grid = grid_of<Index>();
+    Context<D> ctx{this, grid};
     const auto list = detail::lower_group(statements_, group.members, ctx);
     const auto box = detail::owned_box(*grid);
-    const auto acc = exchange.empty()   ? detail::run_kernel<N>(label, box, list, grid->comm())
-                     : grid->overlap() ? detail::run_kernel_overlapped<N>(label, box, list, grid->comm(),
-                                                                          exchange, grid->halo())
-                                       : (exchange.run(), detail::run_kernel<N>(label, box, list, grid->comm()));
+    const auto acc = [&] {
+      if constexpr (D == detail::domain::row_map) {
+        return detail::run_kernel<1>(label, box, list, grid->comm());
+      } else {
+        // Halo exchange for the arrays this group reads at an offset, if stale.
+        HaloExchange<D> exchange(*grid);
+        hana::for_each(hana::to_tuple(group.offsets), [&](auto i) {
+          const auto& a = array<i>();
+          if (a.halo_stale()) exchange.add(a);
+        });
+        if (exchange.empty()) return detail::run_kernel<D>(label, box, list, grid->comm());
+        if (grid->overlap())
+          return detail::run_kernel_overlapped<D>(label, box, list, grid->comm(), exchange,
+                                                  grid->halo());
+        exchange.run();
+        return detail::run_kernel<D>(label, box, list, grid->comm());
+      }
+    }();
     hana::unpack(group.members, [&](auto... i) {
       detail::store_reductions<0>(statements_, ctx, acc, i...);
     });
     hana::for_each(hana::to_tuple(group.writes), [&](auto i) {
-      if constexpr (!Context<N>::template in_register<i>) array<i>().mark_halo_stale();
+      if constexpr (!Context<D>::template in_register<i>) array<i>().mark_halo_stale();
     });
   }
 }
@@ -494,8 +521,10 @@ std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::explain
   hana::for_each(plan::groups, [&](const auto& group) {
     using G = std::decay_t<decltype(group)>;
     if constexpr (G::kernel) {
-      out << "group " << g << ": kernel \"" << labels_[g] << "\" over the " << G::domain
-          << "-D grid\n";
+      out << "group " << g << ": kernel \"" << labels_[g] << "\" over "
+          << (G::domain == detail::domain::row_map ? std::string("the row map")
+                                                   : "the " + std::to_string(G::domain) + "-D grid")
+          << "\n";
       std::string exchanged;
       hana::for_each(hana::to_tuple(group.offsets),
                      [&](auto i) { exchanged += (exchanged.empty() ? "" : ", ") + name_of(i); });

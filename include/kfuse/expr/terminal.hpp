@@ -16,6 +16,7 @@
 
 #include "kfuse/array/array.hpp"
 #include "kfuse/array/scalar.hpp"
+#include "kfuse/array/vector.hpp"
 #include "kfuse/array/view.hpp"
 #include "kfuse/expr/node.hpp"
 
@@ -26,6 +27,8 @@ template <class T, int N>
 struct is_leaf_handle<Array<T, N>> : std::true_type {};
 template <class T>
 struct is_leaf_handle<Scalar<T>> : std::true_type {};
+template <class T>
+struct is_leaf_handle<Vector<T>> : std::true_type {};
 
 template <class T, int N>
 struct expr_traits<Array<T, N>> {
@@ -34,13 +37,20 @@ struct expr_traits<Array<T, N>> {
   static constexpr int domain = N;
 };
 template <class T>
+struct expr_traits<Vector<T>> {
+  using value_type = T;
+  static constexpr bool strict = true;
+  static constexpr int domain = domain::row_map;
+};
+template <class T>
 struct expr_traits<Scalar<T>> {
   using value_type = T;
   static constexpr bool strict = true;
   static constexpr int domain = domain::scalar;
 };
 
-/// Placeholder for the I-th argument of kfuse::fuse, an Array<T, N>.
+/// Placeholder for the I-th argument of kfuse::fuse, an Array<T, N> (N = its
+/// rank) or a Vector<T> (N = domain::row_map).
 template <int I, class T, int N>
 struct ArrayParam : ExprTag {
   using value_type = T;
@@ -214,9 +224,13 @@ auto shift(const A& a) {
   static_assert(is_array,
                 "kfuse::shift<O...>(a): `a` must be an array (Array, array parameter or "
                 "kfuse::temporary); to shift an expression, assign it to a kfuse::temporary first");
+  static_assert(detail::expr_traits<A>::domain != detail::domain::row_map,
+                "kfuse::shift<O...>(v): a Vector has no neighbouring points; stencils need an "
+                "Array on a Grid (sparse couplings are a CsrMatrix product, A * v)");
   if constexpr (is_array) {
     constexpr int rank = detail::expr_traits<A>::domain;
-    static_assert(rank == detail::domain::any || rank == static_cast<int>(sizeof...(O)),
+    static_assert(rank == detail::domain::any || rank == detail::domain::row_map ||
+                      rank == static_cast<int>(sizeof...(O)),
                   "kfuse::shift<O...>(a): the number of offsets must equal the array's rank");
   }
   return detail::Shifted<A, O...>{{}, a};

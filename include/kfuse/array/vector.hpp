@@ -1,0 +1,165 @@
+// Vector<T>: a 1-D distributed vector on a RowMap, the operand of sparse
+// products (CsrMatrix * Vector). It has the members of Array<T, 1> (fill,
+// fill_with, gather, view, operator=, and every expression) but iterates a
+// row map, not a grid, so fusion rule 1 keeps vector and grid statements in
+// separate kernels. A handle: copies share storage.
+//
+// Instead of a halo, a vector keeps the ghost values a matrix product needs
+// (entries owned by other ranks), filled by the matrix's import plan and
+// valid until the vector is written again.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include "kfuse/array/view.hpp"
+#include "kfuse/core/config.hpp"
+#include "kfuse/dist/row_map.hpp"
+
+namespace kfuse {
+
+template <class T>
+class Vector;
+
+namespace detail {
+/// Runs `target = expr` now (defined in kfuse/exec/eager.hpp).
+template <class T, class Expr>
+void eager_assign(Vector<T>& target, const Expr& expr);
+}  // namespace detail
+
+template <class T>
+class Vector {
+  static_assert(std::is_arithmetic_v<T>,
+                "kfuse::Vector<T>: T must be an arithmetic type (float, double, int, ...)");
+
+ public:
+  using value_type = T;
+  using view_type = detail::view_t<T, 1>;
+  /// The domain code of row-map vectors in expressions (Arrays use their rank).
+  static constexpr int domain = 4;
+  static constexpr int rank = 1;  ///< of view()
+
+  /// Collective. Zero-initialised.
+  Vector(const RowMap& map, std::string label = "vector")
+      : state_(std::make_shared<State>(map, std::move(label))) {}
+
+  Vector(const Vector&) = default;  // shares storage (handle semantics)
+  Vector(Vector&&) noexcept = default;
+  /// Copies the values of `other` (an expression assignment).
+  Vector& operator=(const Vector& other) {
+    if (!same_storage(other)) detail::eager_assign(*this, other);
+    return *this;
+  }
+  Vector& operator=(Vector&& other) { return *this = static_cast<const Vector&>(other); }
+  /// Evaluates an expression (or a constant) into the vector, now.
+  template <class Expr, class = std::enable_if_t<!std::is_same_v<std::decay_t<Expr>, Vector>>>
+  Vector& operator=(const Expr& expr) {
+    detail::eager_assign(*this, expr);
+    return *this;
+  }
+
+  const RowMap& row_map() const { return state_->map; }
+  const std::string& label() const { return state_->label; }
+  /// This rank's entries, index 0 = global row row_map().local_begin().
+  const view_type& view() const { return state_->view; }
+  const view_type& interior() const { return state_->view; }
+
+  void fill(T value) {
+    Kokkos::deep_copy(state_->view, value);
+    mark_halo_stale();
+  }
+  /// Sets entry i to f(global index of i).
+  template <class F>
+  void fill_with(const F& f) {
+    const view_type v = state_->view;
+    const index_t begin = row_map().local_begin();
+    Kokkos::parallel_for(
+        "kfuse:fill_with[" + label() + "]",
+        Kokkos::RangePolicy<detail::ExecSpace, Kokkos::IndexType<index_t>>(0, index_t(v.extent(0))),
+        KOKKOS_LAMBDA(index_t i) { v(i) = f(begin + i); });
+    mark_halo_stale();
+  }
+
+  /// The global vector on every rank (collective).
+  std::vector<T> gather() const { return gather_impl(-1); }
+  /// The global vector on `root`; an empty vector on other ranks.
+  std::vector<T> gather(int root) const { return gather_impl(root); }
+
+  // Ghost state, maintained by the runtime: a write makes the ghosts stale;
+  // a matrix's import refreshes them for that matrix. The names match
+  // Array's halo state, so programs treat both alike.
+  bool halo_stale() const { return state_->ghosts_stale; }
+  void mark_halo_stale() const { state_->ghosts_stale = true; }
+  /// Whether the ghost buffer holds current values for the import plan `plan`.
+  bool ghosts_fresh_for(const void* plan) const {
+    return !state_->ghosts_stale && state_->ghost_plan == plan;
+  }
+  /// The ghost buffer for import plan `plan` (`count` entries); call
+  /// mark_ghosts_fresh(plan) once the import has filled it.
+  const view_type& ghost_buffer(const void* plan, index_t count) const {
+    State& s = *state_;
+    if (s.ghost_plan != plan || index_t(s.ghosts.extent(0)) != count) {
+      if (index_t(s.ghosts.extent(0)) != count)
+        s.ghosts = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, s.label + ".ghosts"),
+                             static_cast<std::size_t>(count));
+      s.ghost_plan = plan;
+      s.ghosts_stale = true;
+    }
+    return s.ghosts;
+  }
+  void mark_ghosts_fresh(const void* plan) const {
+    state_->ghost_plan = plan;
+    state_->ghosts_stale = false;
+  }
+
+  bool same_storage(const Vector& other) const { return state_ == other.state_; }
+  const void* storage_id() const { return state_.get(); }
+
+ private:
+  struct State {
+    RowMap map;
+    std::string label;
+    view_type view;
+    view_type ghosts;               // entries of other ranks a matrix product reads
+    const void* ghost_plan = nullptr;  // the import plan that filled `ghosts`
+    bool ghosts_stale = true;
+    State(const RowMap& m, std::string l)
+        : map(m), label(std::move(l)), view(label, static_cast<std::size_t>(m.local_size())) {}
+  };
+
+  std::vector<T> gather_impl(int root) const {
+    const Comm& comm = row_map().comm();
+    std::vector<T> mine(static_cast<std::size_t>(row_map().local_size()));
+    Kokkos::deep_copy(Kokkos::View<T*, Kokkos::HostSpace>(mine.data(), mine.size()), view());
+    if (comm.size() == 1) return mine;
+#if KFUSE_ENABLE_MPI
+    const int p = comm.size();
+    std::vector<int> counts(p), displs(p);
+    for (int r = 0; r < p; ++r) {
+      counts[r] = static_cast<int>(row_map().size_of(r));
+      displs[r] = static_cast<int>(row_map().begin_of(r));
+    }
+    const bool receive = root < 0 || comm.rank() == root;
+    std::vector<T> out(receive ? static_cast<std::size_t>(row_map().global_size()) : 0);
+    const auto type = Comm::mpi_type<T>();
+    if (root < 0)
+      MPI_Allgatherv(mine.data(), counts[comm.rank()], type, out.data(), counts.data(),
+                     displs.data(), type, comm.native());
+    else
+      MPI_Gatherv(mine.data(), counts[comm.rank()], type, out.data(), counts.data(),
+                  displs.data(), type, root, comm.native());
+    return out;
+#else
+    (void)root;
+    return mine;
+#endif
+  }
+
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace kfuse

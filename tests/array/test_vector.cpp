@@ -1,0 +1,162 @@
+// Vector<T> on a RowMap: eager expressions, reductions, fused programs with
+// vector statements (one kernel; vector and grid statements never share
+// one), memory temporaries on the row map, index<0>, gather, and the
+// row-map checks. Runs at 1, 2 and 4 ranks.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include <kfuse/kfuse.hpp>
+
+#include "../support/reference.hpp"
+
+namespace {
+
+constexpr std::int64_t n = 37;  // uneven over 2 and 4 ranks
+
+double f(std::int64_t i) { return std::cos(0.1 * double(i)) + 0.01 * double(i); }
+double g(std::int64_t i) { return 1.0 + 0.5 * std::sin(0.2 * double(i)); }
+
+void init(kfuse::Vector<double>& x, kfuse::Vector<double>& y) {
+  x.fill_with(KOKKOS_LAMBDA(std::int64_t i) {
+    return Kokkos::Experimental::cos(0.1 * double(i)) + 0.01 * double(i);
+  });
+  y.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return 1.0 + 0.5 * Kokkos::Experimental::sin(0.2 * double(i)); });
+}
+
+std::vector<double> host(double (*h)(std::int64_t)) {
+  std::vector<double> out(n);
+  for (std::int64_t i = 0; i < n; ++i) out[i] = h(i);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("RowMap splits rows like PETSC_DECIDE and checks its arguments") {
+  kfuse::Comm comm;
+  kfuse::RowMap map(comm, n);
+  CHECK(map.global_size() == n);
+  std::int64_t total = comm.allreduce(map.local_size(), kfuse::ReduceOp::sum);
+  CHECK(total == n);
+  for (int r = 0; r < comm.size(); ++r) {
+    CHECK(map.size_of(r) == n / comm.size() + (r < n % comm.size() ? 1 : 0));
+    if (map.size_of(r) > 0) CHECK(map.owner(map.begin_of(r)) == r);
+  }
+  CHECK(map == kfuse::RowMap(comm, n));
+  CHECK(map != kfuse::RowMap(comm, n + 1));
+  CHECK(kfuse::RowMap::from_local_size(comm, map.local_size()) == map);
+  // One rank passing another size (or a negative one, on one rank): every rank throws.
+  if (comm.size() > 1)
+    CHECK_THROWS_AS(kfuse::RowMap(comm, comm.rank() == comm.size() - 1 ? n + 1 : n), kfuse::Error);
+  CHECK_THROWS_AS(kfuse::RowMap(comm, comm.rank() == comm.size() - 1 ? -1 : n), kfuse::Error);
+}
+
+TEST_CASE("eager vector expressions and reductions equal host loops") {
+  kfuse::RowMap map(kfuse::Comm(), n);
+  kfuse::Vector<double> x(map, "x"), y(map, "y"), z(map, "z");
+  init(x, y);
+  kfuse_test::check_close(x.gather(), host(f), 1e-15);
+
+  z = 2.0 * x - kfuse::exp(y) / (x * x + 1.0) + kfuse::cast<double>(kfuse::index<0>());
+  std::vector<double> want(n);
+  for (std::int64_t i = 0; i < n; ++i)
+    want[i] = 2.0 * f(i) - std::exp(g(i)) / (f(i) * f(i) + 1.0) + double(i);
+  kfuse_test::check_close(z.gather(), want, 1e-14);
+
+  double dot = 0, mx = -1e300;
+  for (std::int64_t i = 0; i < n; ++i) dot += f(i) * g(i), mx = std::max(mx, f(i));
+  CHECK(kfuse::eval(kfuse::dot(x, y)) == doctest::Approx(dot).epsilon(1e-13));
+  CHECK(kfuse::eval(kfuse::reduce_max(x)) == mx);
+  const std::vector<double> gs = host(g);
+  CHECK(kfuse::eval(kfuse::norm2(y)) ==
+        doctest::Approx(std::sqrt(std::inner_product(gs.begin(), gs.end(), gs.begin(), 0.0)))
+            .epsilon(1e-13));
+
+  z = x;  // copies values
+  kfuse_test::check_close(z.gather(), host(f), 0);
+  const auto on_root = x.gather(0);
+  CHECK(on_root.size() == (map.comm().rank() == 0 ? std::size_t(n) : 0u));
+}
+
+TEST_CASE("fused vector statements: one kernel, temporaries, rebinding") {
+  kfuse::RowMap map(kfuse::Comm(), n);
+  kfuse::Vector<double> x(map, "x"), y(map, "y"), r(map, "r");
+  init(x, y);
+  kfuse::Scalar<double> alpha("alpha"), rr("rr"), big("big");
+  alpha = 0.75;
+  auto axpy = kfuse::fuse(x, y, r, alpha, rr, big, kfuse::temporary<double>,
+                          [](auto x, auto y, auto r, auto alpha, auto rr, auto big, auto t) {
+                            return kfuse::seq(kfuse::assign(t, alpha * x),
+                                              kfuse::assign(r, y - t),
+                                              kfuse::reduce(rr, kfuse::dot(r, r)),
+                                              kfuse::reduce(big, kfuse::reduce_max(kfuse::abs(r))));
+                          });
+  static_assert(decltype(axpy)::kernel_count == 1 && decltype(axpy)::allreduce_count == 1);
+  CHECK(axpy.explain().find("row map") != std::string::npos);
+  kfuse::KernelCounter counter;
+  axpy();
+  CHECK(counter.compute_kernels() == 1);
+  double want_rr = 0, want_big = 0;
+  std::vector<double> want(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    want[i] = g(i) - 0.75 * f(i);
+    want_rr += want[i] * want[i];
+    want_big = std::max(want_big, std::abs(want[i]));
+  }
+  kfuse_test::check_close(r.gather(), want, 1e-15);
+  CHECK(rr.value() == doctest::Approx(want_rr).epsilon(1e-13));
+  CHECK(big.value() == want_big);
+
+  // Rebinding: swap x and y.
+  axpy(y, x, r, alpha, rr, big);
+  for (std::int64_t i = 0; i < n; ++i) want[i] = f(i) - 0.75 * g(i);
+  kfuse_test::check_close(r.gather(), want, 1e-15);
+
+  // Unfused materialises intermediates as vectors on the row map.
+  auto unfused = kfuse::fuse<kfuse::Unfused>(x, y, r, alpha, rr, big, kfuse::temporary<double>,
+                                             [](auto x, auto y, auto r, auto alpha, auto rr,
+                                                auto big, auto t) {
+                                               return kfuse::seq(
+                                                   kfuse::assign(t, alpha * x),
+                                                   kfuse::assign(r, y - t),
+                                                   kfuse::reduce(rr, kfuse::dot(r, r)),
+                                                   kfuse::reduce(big, kfuse::reduce_max(kfuse::abs(r))));
+                                             });
+  unfused();
+  for (std::int64_t i = 0; i < n; ++i) want[i] = g(i) - 0.75 * f(i);
+  kfuse_test::check_close(r.gather(), want, 1e-15);
+  CHECK(rr.value() == doctest::Approx(want_rr).epsilon(1e-13));
+}
+
+TEST_CASE("vector and grid statements never share a kernel (rule 1)") {
+  kfuse::Comm comm;
+  kfuse::RowMap map(comm, n);
+  kfuse::Grid<1> grid(comm, {n});
+  kfuse::Vector<double> x(map, "x"), y(map, "y");
+  kfuse::Array<double, 1> a(grid, "a"), b(grid, "b");
+  init(x, y);
+  a.fill(2.0);
+  auto mixed = kfuse::fuse(x, y, a, b, [](auto x, auto y, auto a, auto b) {
+    return kfuse::seq(kfuse::assign(y, x + 1.0), kfuse::assign(b, a * 3.0));
+  });
+  static_assert(decltype(mixed)::kernel_count == 2);
+  mixed();
+  std::vector<double> want = host(f);
+  for (auto& w : want) w += 1.0;
+  kfuse_test::check_close(y.gather(), want, 1e-15);
+  kfuse_test::check_close(b.gather(), std::vector<double>(n, 6.0), 0);
+}
+
+TEST_CASE("vectors on different row maps: kfuse::Error on every rank, nothing runs") {
+  kfuse::Comm comm;
+  kfuse::RowMap map(comm, n), other(comm, n + 3);
+  kfuse::Vector<double> x(map, "x"), y(map, "y"), w(other, "w");
+  init(x, y);
+  CHECK_THROWS_WITH_AS(x = y + w, doctest::Contains("lives on row map"), kfuse::Error);
+  kfuse_test::check_close(x.gather(), host(f), 0);  // unchanged
+  auto body = [](auto x, auto y) { return kfuse::assign(y, 2.0 * x); };
+  CHECK_THROWS_WITH_AS(kfuse::fuse(w, y, body), doctest::Contains("different row maps"),
+                       kfuse::Error);
+  kfuse_test::check_close(y.gather(), host(g), 0);
+}
