@@ -184,9 +184,9 @@ auto run_kernel_overlapped(const std::string& label, const Box<N>& box, const Li
 template <int J, class Statements, class Ctx, class Acc>
 void store_reductions(const Statements&, const Ctx&, const Acc&) {}
 template <int J, class Statements, class Ctx, class Acc, class I, class... Rest>
-void store_reductions(const Statements& statements, const Ctx& ctx, const Acc& acc, I i,
+void store_reductions(const Statements& statements, const Ctx& ctx, const Acc& acc, I,
                       Rest... rest) {
-  using S = std::decay_t<decltype(hana::at(statements, i))>;
+  using S = std::decay_t<decltype(hana::at(statements, I{}))>;
   if constexpr (is_reduce_statement<S>::value) {
     using R = decltype(std::declval<S>().reduction);
     using F = typename R::finish_type;

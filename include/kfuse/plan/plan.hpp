@@ -124,7 +124,9 @@ struct GroupStep {
   constexpr auto operator()(Groups groups, I i) const {
     using Info = StatementInfo<statement_at<Statements, I::value>>;
     if constexpr (decltype(hana::length(groups))::value == 0) {
-      return hana::make_tuple(group_of_one<Info>(i));
+      // (append to the empty tuple rather than make_tuple: nvcc warns #550-D when `groups`
+      // is not used)
+      return hana::append(groups, group_of_one<Info>(i));
     } else {
       using Last = std::decay_t<decltype(hana::back(groups))>;
       if constexpr (std::is_same_v<Policy, Fused> && joins<Last, Info>()) {
