@@ -4,6 +4,7 @@
 #include "kfuse/core.hpp"
 #include "kfuse/dist.hpp"
 #include "kfuse/array.hpp"
+#include "kfuse/sparse.hpp"
 #include "kfuse/expr.hpp"
 #include "kfuse/plan.hpp"
 #include "kfuse/exec.hpp"
