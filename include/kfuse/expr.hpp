@@ -4,5 +4,6 @@
 #include "kfuse/expr/node.hpp"
 #include "kfuse/expr/operation.hpp"
 #include "kfuse/expr/reduction.hpp"
+#include "kfuse/expr/sparse_product.hpp"
 #include "kfuse/expr/terminal.hpp"
 #include "kfuse/expr/where.hpp"

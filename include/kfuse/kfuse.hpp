@@ -8,3 +8,4 @@
 #include "kfuse/expr.hpp"
 #include "kfuse/plan.hpp"
 #include "kfuse/exec.hpp"
+#include "kfuse/solvers.hpp"

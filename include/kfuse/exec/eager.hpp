@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kfuse/exec/ghost_imports.hpp"
 #include "kfuse/exec/group.hpp"
 #include "kfuse/exec/space.hpp"
 
@@ -25,19 +26,17 @@ struct EagerContext {
 };
 
 /// What refreshes the neighbour data an eager statement reads: halo
-/// exchanges on grids; vectors have no stencil reads.
+/// exchanges on grids, ghost imports of sparse products on row maps.
 template <int D>
 struct eager_exchange {
   using type = HaloExchange<D>;
 };
-struct NoExchange {
-  explicit NoExchange(const RowMap&) {}
-  bool empty() const { return true; }
-  void run() {}
+struct EagerImports : GhostImports {
+  explicit EagerImports(const RowMap&) {}
 };
 template <>
 struct eager_exchange<domain::row_map> {
-  using type = NoExchange;
+  using type = EagerImports;
 };
 
 /// Checks every array leaf against `space`, collects stale stencil reads into
@@ -60,6 +59,12 @@ bool prepare_leaves(const char* api, const E& e, const space_t<D>& space,
     using L = std::decay_t<decltype(leaf)>;
     if constexpr (is_leaf_handle<L>::value && expr_traits<L>::domain == D) {
       check(leaf, 0);
+    } else if constexpr (is_sparse_product<L>::value) {
+      if constexpr (D == domain::row_map) {
+        exchange.add(api, leaf.matrix, leaf.x, &space);
+        if constexpr (std::is_same_v<std::decay_t<decltype(leaf.x)>, Target>)
+          if (target && leaf.x.same_storage(*target)) aliased = true;
+      }
     } else if constexpr (is_shifted<L>::value) {
       const auto& a = leaf.leaf;
       if constexpr (expr_traits<std::decay_t<decltype(a)>>::domain == D) {
@@ -89,6 +94,8 @@ auto first_space(const E& e) {
       if (!space) space = space_of(leaf);
     } else if constexpr (is_shifted<L>::value) {
       if (!space) space = space_of(leaf.leaf);
+    } else if constexpr (is_sparse_product<L>::value) {
+      if (!space) space = leaf.matrix.range();
     }
   });
   return space;
@@ -114,6 +121,16 @@ void eager_assign_to(const char* api, Target& target, const Expr& expr) {
                 "another rank, or grid arrays and vectors mixed)");
   const E e = as_node(expr);
   const auto& space = space_of(target);
+  if constexpr (is_sparse_product<E>::value) {
+    // y = A * x alone: Kokkos Kernels' SpMV on the local block (after the
+    // import), unless y is x (then the general path computes through a copy).
+    if (!e.x.same_storage(target)) {
+      GhostImports::check(api, e.matrix, e.x, &space);
+      spmv(e.matrix, e.x.view(), target.view());
+      target.mark_halo_stale();
+      return;
+    }
+  }
   typename eager_exchange<D>::type exchange(space);
   const bool aliased = prepare_leaves<D>(api, e, space, exchange, &target);
   if (!exchange.empty()) exchange.run();

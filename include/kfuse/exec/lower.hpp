@@ -13,6 +13,7 @@
 
 #include "kfuse/expr/operation.hpp"
 #include "kfuse/expr/reduction.hpp"
+#include "kfuse/expr/sparse_product.hpp"
 #include "kfuse/expr/terminal.hpp"
 #include "kfuse/expr/where.hpp"
 
@@ -83,6 +84,37 @@ auto lower(const Shifted<Leaf, O...>& s, const Ctx& ctx) {
   return ViewRead<typename V::value_type, V::domain, std::integer_sequence<int, O...>>{
       {}, centred.view};
 }
+/// The CsrMatrix and the Vector of a product, from handles or placeholders.
+template <class T, class Ctx>
+const CsrMatrix<T>& matrix_of(const CsrMatrix<T>& A, const Ctx&) {
+  return A;
+}
+template <int I, class T, class Ctx>
+const auto& matrix_of(const MatrixParam<I, T>&, const Ctx& ctx) {
+  return ctx.template array<I>();
+}
+template <class T, class Ctx>
+const Vector<T>& vector_of(const Vector<T>& x, const Ctx&) {
+  return x;
+}
+template <class X, class Ctx>
+const auto& vector_of(const X&, const Ctx& ctx) {
+  return ctx.template array<X::index>();
+}
+
+template <class M, class X, class Ctx>
+auto lower(const SparseProduct<M, X>& p, const Ctx& ctx) {
+  using T = typename M::value_type;
+  const auto& A = matrix_of(p.matrix, ctx);
+  const auto& x = vector_of(p.x, ctx);
+  using Matrix = std::decay_t<decltype(A)>;
+  return SparseRowRead<T, typename Matrix::offset_type>{
+      {},        A.row_ptr(),
+      A.col_idx(), A.values(),
+      x.view(),  x.ghost_buffer(&A.import_plan(), A.num_ghosts()),
+      static_cast<int>(A.domain().local_size())};
+}
+
 template <class Op, class E, class Ctx>
 auto lower(const Unary<Op, E>& u, const Ctx& ctx) {
   using L = decltype(lower(u.arg, ctx));
@@ -102,8 +134,9 @@ auto lower(const Where<C, A, B>& w, const Ctx& ctx) {
   return Where<LC, LA, LB>{{}, lower(w.cond, ctx), lower(w.if_true, ctx), lower(w.if_false, ctx)};
 }
 
-/// Calls f(leaf) for every leaf of a user-facing tree (Shifted counts as one
-/// leaf): the run-time checks (grids, halo widths, aliasing) walk with it.
+/// Calls f(leaf) for every leaf of a user-facing tree (Shifted and
+/// SparseProduct count as one leaf): the run-time checks (grids, halo
+/// widths, aliasing) and the ghost imports walk with it.
 template <class E, class F>
 void for_each_leaf(const E& e, F&& f) {
   if constexpr (is_reduction<E>::value) {

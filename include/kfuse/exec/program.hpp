@@ -19,6 +19,7 @@
 
 #include <boost/hana/for_each.hpp>
 
+#include "kfuse/exec/ghost_imports.hpp"
 #include "kfuse/exec/group.hpp"
 #include "kfuse/exec/space.hpp"
 #include "kfuse/exec/unfused.hpp"
@@ -52,6 +53,10 @@ struct param_for<I, Array<T, N>> {
 template <int I, class T>
 struct param_for<I, Vector<T>> {
   using type = ArrayParam<I, T, domain::row_map>;
+};
+template <int I, class T>
+struct param_for<I, CsrMatrix<T>> {
+  using type = MatrixParam<I, T>;
 };
 template <int I, class T>
 struct param_for<I, Scalar<T>> {
@@ -91,7 +96,8 @@ struct is_temporary_tag<TemporaryTag<T>> : std::true_type {};
 /// constexpr` branches inside the binding check's nested generic lambdas.
 template <class A, class B, class X, class Y>
 bool same_argument(const X& x, const Y& y) {
-  if constexpr (!std::is_same_v<A, B> || is_temporary_tag<A>::value) {
+  if constexpr (!std::is_same_v<A, B> || is_temporary_tag<A>::value ||
+                is_matrix_operand<A>::value) {  // matrices are never written
     (void)x, (void)y;
     return false;
   } else if constexpr (expr_traits<A>::domain != domain::scalar) {
@@ -101,8 +107,13 @@ bool same_argument(const X& x, const Y& y) {
   }
 }
 
+/// Reach of x in A * x: it lives on A's columns, checked against A instead
+/// of the group's index space.
+inline constexpr int sparse_reach = -1;
+
 /// Calls f(position, reach) for every array read or written by a statement
-/// (reach: the largest |offset| of a stencil read, 0 for pointwise).
+/// (reach: the largest |offset| of a stencil read, 0 for pointwise,
+/// sparse_reach for x of A * x).
 template <class E, class F>
 void for_each_array_access(const E& e, F&& f) {
   for_each_leaf(e, [&](const auto& leaf) {
@@ -112,9 +123,23 @@ void for_each_array_access(const E& e, F&& f) {
     } else if constexpr (is_shifted<L>::value) {
       if constexpr (is_array_param<typename L::leaf_type>::value)
         f(hana::int_c<L::leaf_type::index>, L::reach);
+    } else if constexpr (is_sparse_product<L>::value) {
+      if constexpr (is_array_param<decltype(leaf.x)>::value)
+        f(hana::int_c<decltype(leaf.x)::index>, sparse_reach);
     }
   });
 }
+/// Calls f(expression) for the expression of a statement.
+template <class Target, class E, class F>
+void with_statement_expr(const Assign<Target, E>& s, F&& f) {
+  f(s.expr);
+}
+template <class Target, class R, class F>
+void with_statement_expr(const Reduce<Target, R>& s, F&& f) {
+  f(s.reduction.arg);
+}
+template <class Target, class E, class F>
+void with_statement_expr(const ScalarAssign<Target, E>&, F&&) {}
 template <class Target, class E, class F>
 void for_each_statement_array(const Assign<Target, E>& s, F&& f) {
   if constexpr (is_array_param<Target>::value) f(hana::int_c<Target::index>, 0);
@@ -267,15 +292,15 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   /// What lowering sees: this binding and the group's index space.
   template <int D>
   struct Context {
-    const Program* program;
+    const Binding* binding;
     const detail::space_t<D>* grid;
     template <int I>
     const auto& array() const {
-      return program->template array<I>();
+      return *array_in<I>(*binding);
     }
     template <int I>
     auto scalar() const {
-      return std::get<I>(*program->binding_);
+      return std::get<I>(*binding);
     }
     template <int I>
     static constexpr bool in_register = is_temporary<I> && plan::in_register(I);
@@ -294,12 +319,23 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
     constexpr int D = plan::group_domains[Index];
     const detail::space_t<D>* grid = nullptr;
     detail::hana::for_each(detail::hana::at_c<Index>(plan::groups).members, [&](auto s) {
-      detail::for_each_statement_array(detail::hana::at(statements_, s), [&](auto i, int) {
+      detail::for_each_statement_array(detail::hana::at(statements_, s), [&](auto i, int reach) {
         const auto* a = array_in<i>(*binding_);
         if constexpr (detail::domain_of<std::decay_t<decltype(*a)>>::value == D)
-          if (grid == nullptr && a != nullptr) grid = &detail::space_of(*a);
+          if (grid == nullptr && a != nullptr && reach != detail::sparse_reach)
+            grid = &detail::space_of(*a);
       });
     });
+    if constexpr (D == detail::domain::row_map) {
+      if (grid == nullptr)  // only products, e.g. reduce(s, sum(A * x)): A's rows
+        detail::hana::for_each(detail::hana::at_c<Index>(plan::groups).members, [&](auto s) {
+          detail::with_statement_expr(detail::hana::at(statements_, s), [&](const auto& e) {
+            detail::for_each_sparse_product(e, [&](const auto& product) {
+              if (grid == nullptr) grid = &detail::matrix_of(product.matrix, Context<D>{&*binding_, nullptr}).range();
+            });
+          });
+        });
+    }
     return grid;
   }
   /// Whether group g's exchange overlaps its interior points.
@@ -394,7 +430,7 @@ auto Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_binding(
       std::string grid_label;
       auto visit = [&](auto i, int reach) {
         const auto* a = array_in<i>(b);
-        if (a == nullptr) return;
+        if (a == nullptr || reach == detail::sparse_reach) return;  // products: checked at run
         if constexpr (detail::domain_of<std::decay_t<decltype(*a)>>::value == D) {
           const auto& space = detail::space_of(*a);
           if (!grid) {
@@ -419,6 +455,24 @@ auto Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_binding(
       detail::hana::for_each(group.members, [&](auto s) {
         detail::for_each_statement_array(detail::hana::at(statements_, s), visit);
       });
+      if constexpr (D == detail::domain::row_map) {  // A * x: x on A's columns, rows A's rows
+        const Context<D> ctx{&b, nullptr};
+        detail::hana::for_each(group.members, [&](auto s) {
+          detail::with_statement_expr(detail::hana::at(statements_, s), [&](const auto& e) {
+            detail::for_each_sparse_product(e, [&](const auto& product) {
+              const auto& A = detail::matrix_of(product.matrix, ctx);
+              using X = std::decay_t<decltype(product.x)>;
+              if constexpr (detail::is_array_param<X>::value) {
+                if (const auto* x = array_in<X::index>(b))
+                  detail::GhostImports::check("kfuse::fuse", A, *x, grid ? &*grid : nullptr);
+              } else {
+                detail::GhostImports::check("kfuse::fuse", A, product.x, grid ? &*grid : nullptr);
+              }
+              if (!grid) grid = A.range();
+            });
+          });
+        });
+      }
       detail::hana::for_each(group.members, [&](auto s) {
         detail::for_each_statement_array(detail::hana::at(statements_, s), [&](auto i, int) {
           using Slot = std::decay_t<decltype(std::get<i>(b))>;
@@ -463,7 +517,7 @@ void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
     // Scalar-only statements: evaluated on the host, in order.
     hana::for_each(group.members, [&](auto i) {
       const auto& s = hana::at(statements_, i);
-      Context<1> ctx{this, nullptr};
+      Context<1> ctx{&*binding_, nullptr};
       auto expr = detail::lower(s.expr, ctx);
       detail::NoRegisters none;
       auto target = std::get<decltype(s.target)::index>(*binding_);
@@ -475,11 +529,20 @@ void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
                   "kfuse::fuse: a kernel's statements read only temporaries and indices, so "
                   "their rank is unknown; involve an array of the grid");
     const auto* grid = grid_of<Index>();
-    Context<D> ctx{this, grid};
+    Context<D> ctx{&*binding_, grid};
     const auto list = detail::lower_group(statements_, group.members, ctx);
     const auto box = detail::owned_box(*grid);
     const auto acc = [&] {
       if constexpr (D == detail::domain::row_map) {
+        // Ghost imports of the products whose vectors are stale for their matrix.
+        detail::GhostImports imports;
+        hana::for_each(group.members, [&](auto s) {
+          detail::with_statement_expr(hana::at(statements_, s), [&](const auto& e) {
+            detail::collect_imports("kfuse::fuse", e, ctx, grid, imports);
+          });
+        });
+        if (imports.can_overlap()) return detail::run_rows_overlapped(label, list, grid->comm(), imports);
+        imports.run();
         return detail::run_kernel<1>(label, box, list, grid->comm());
       } else {
         // Halo exchange for the arrays this group reads at an offset, if stale.

@@ -13,7 +13,8 @@ namespace kfuse::detail {
 
 template <class E>
 constexpr bool is_operation_v = is_instance_of_unary<E>::value ||
-                                is_instance_of_binary<E>::value || is_instance_of_where<E>::value;
+                                is_instance_of_binary<E>::value || is_instance_of_where<E>::value ||
+                                is_sparse_product<E>::value;
 
 template <class Next, class E>
 auto materialize(Next next, const E& e);

@@ -3,7 +3,7 @@
 // hana::int_<position>:
 //   pointwise — arrays/temporaries read at the point itself
 //   offset    — arrays read at a non-zero offset (stencil) or through a
-//               sparse product: reads that need neighbour data
+//               sparse product (A * x): reads that need neighbour data
 //   scalars   — Scalar parameters read
 // Eager leaves (Array, Scalar handles) are not parameters and add nothing.
 #pragma once
@@ -16,6 +16,7 @@
 
 #include "kfuse/expr/operation.hpp"
 #include "kfuse/expr/reduction.hpp"
+#include "kfuse/expr/sparse_product.hpp"
 #include "kfuse/expr/terminal.hpp"
 #include "kfuse/expr/where.hpp"
 
@@ -71,6 +72,15 @@ struct AccessUnion {
                                                  hana::make_set(), hana::union_);
   static constexpr auto scalars = hana::fold_left(hana::make_tuple(Access<Children>::scalars...),
                                                   hana::make_set(), hana::union_);
+};
+
+/// A * x reads x at other rows (and ranks): an offset read. The matrix is
+/// read-only, so the planner does not track it.
+template <class M, class X>
+struct Access<SparseProduct<M, X>> {
+  static constexpr auto pointwise = hana::make_set();
+  static constexpr auto offset = Access<X>::pointwise;
+  static constexpr auto scalars = hana::make_set();
 };
 
 template <class Op, class E>

@@ -41,6 +41,22 @@ template <int I, class T, class Names>
 std::string describe(const ScalarParam<I, T>&, const Names& names) {
   return names(I);
 }
+template <int I, class T, class Names>
+std::string describe(const MatrixParam<I, T>&, const Names& names) {
+  return names(I);
+}
+template <class T, class Names>
+std::string describe(const CsrMatrix<T>& A, const Names&) {
+  return A.label();
+}
+template <class T, class Names>
+std::string describe(const Vector<T>& v, const Names&) {
+  return v.label();
+}
+template <class M, class X, class Names>
+std::string describe(const SparseProduct<M, X>& p, const Names& names) {
+  return describe(p.matrix, names) + " * " + describe(p.x, names);
+}
 template <class Leaf, int... O, class Names>
 std::string describe(const Shifted<Leaf, O...>& s, const Names& names) {
   std::string offsets;

@@ -1,0 +1,97 @@
+// The ghost imports of one group: every sparse product A * x of its
+// statements whose x lacks current ghost values for A's import plan. A group
+// with one import overlaps it with its interior rows (rows of A without ghost
+// columns); several imports run one after the other before the kernel.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kfuse/exec/lower.hpp"
+#include "kfuse/exec/space.hpp"
+
+namespace kfuse::detail {
+
+/// Calls f(product) for every A * x in a user-facing tree.
+template <class E, class F>
+void for_each_sparse_product(const E& e, F&& f) {
+  for_each_leaf(e, [&](const auto& leaf) {
+    if constexpr (is_sparse_product<std::decay_t<decltype(leaf)>>::value) f(leaf);
+  });
+}
+
+class GhostImports {
+ public:
+  using rows_view = Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace>;
+
+  /// Checks that x lies on A's columns and the group's rows on A's rows,
+  /// then schedules x's import unless its ghosts are current.
+  template <class T>
+  void add(const char* api, const CsrMatrix<T>& A, const Vector<T>& x, const RowMap* rows) {
+    check(api, A, x, rows);
+    GhostImport<T>* plan = &A.import_plan();
+    const auto ghosts = x.ghost_buffer(plan, A.num_ghosts());
+    if (x.ghosts_fresh_for(plan)) return;
+    const void* key[2] = {plan, x.storage_id()};
+    for (const Pending& p : pending_)
+      if (p.key[0] == key[0] && p.key[1] == key[1]) return;
+    pending_.push_back(Pending{{key[0], key[1]},
+                               [plan, x, ghosts] { plan->start(x.view(), ghosts); },
+                               [plan, x] {
+                                 plan->finish();
+                                 x.mark_ghosts_fresh(plan);
+                               },
+                               A.interior_rows(),
+                               A.boundary_rows()});
+  }
+
+  /// x must lie on A's columns, and A's rows be the statement's (`rows`, if known).
+  template <class T>
+  static void check(const char* api, const CsrMatrix<T>& A, const Vector<T>& x, const RowMap* rows) {
+    if (x.row_map() != A.domain())
+      throw Error(error_message(api, ": in ", A.label(), " * ", x.label(), ", '", x.label(),
+                                "' lives on row map ", x.row_map().describe(), " but the columns of '",
+                                A.label(), "' are ", A.domain().describe()));
+    if (rows && *rows != A.range())
+      throw Error(error_message(api, ": ", A.label(), " * ", x.label(), " has the rows of '",
+                                A.label(), "' (", A.range().describe(),
+                                ") but the statement runs on row map ", rows->describe()));
+  }
+
+  bool empty() const { return pending_.empty(); }
+  /// One import, so its messages can fly while the interior rows run.
+  bool can_overlap() const { return pending_.size() == 1 && pending_[0].interior.extent(0) > 0; }
+  const rows_view& interior_rows() const { return pending_.front().interior; }
+  const rows_view& boundary_rows() const { return pending_.front().boundary; }
+
+  void start() { pending_.front().start(); }
+  void finish() { pending_.front().finish(); }
+  /// Every import, completed (one at a time: imports of one matrix share its buffers).
+  void run() {
+    for (Pending& p : pending_) {
+      p.start();
+      p.finish();
+    }
+  }
+
+ private:
+  struct Pending {
+    const void* key[2];  // import plan, vector storage
+    std::function<void()> start, finish;
+    rows_view interior, boundary;
+  };
+  std::vector<Pending> pending_;
+};
+
+/// Schedules the imports of every product in `e` (resolving placeholders
+/// through ctx); `rows`: the row map the statement runs on, if known.
+template <class E, class Ctx>
+void collect_imports(const char* api, const E& e, const Ctx& ctx, const RowMap* rows,
+                     GhostImports& imports) {
+  for_each_sparse_product(e, [&](const auto& product) {
+    imports.add(api, matrix_of(product.matrix, ctx), vector_of(product.x, ctx), rows);
+  });
+}
+
+}  // namespace kfuse::detail

@@ -1,0 +1,6 @@
+// Layer umbrella: kfuse/solvers.
+#pragma once
+#include "kfuse/solvers/bicgstab.hpp"
+#include "kfuse/solvers/cg.hpp"
+#include "kfuse/solvers/convergence.hpp"
+#include "kfuse/solvers/options.hpp"

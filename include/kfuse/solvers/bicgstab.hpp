@@ -1,0 +1,99 @@
+// kfuse::bicgstab: van der Vorst's BiCGSTAB as PETSc's KSPBCGS runs it
+// (r_hat = r_0, the same recurrences and breakdown rules), written with
+// kfuse::fuse. One iteration is one program of 5 kernels and 3 allreduces:
+//   host:     beta = (rho / rho_old) (alpha / omega)
+//   kernel 1: p = r + beta (p - omega v)
+//   kernel 2: v = A p, d = v.r_hat                      (import overlapped)
+//   host:     alpha = rho / d, rho_old = rho
+//   kernel 3: s = r - alpha v
+//   kernel 4: t = A s, ts = t.s, tt = t.t              (import overlapped)
+//   host:     omega = ts / tt (0 when t = 0: PETSc's "try x + alpha p")
+//   kernel 5: x += alpha p + omega s, r = s - omega t, rho = r.r_hat, rr = r.r
+// Each kernel boundary is forced by a fusion rule: p, s are read through
+// A * (rule 2), and every host scalar depends on a reduction (rule 4).
+#pragma once
+
+#include <cmath>
+
+#include "kfuse/exec/eager.hpp"
+#include "kfuse/exec/program.hpp"
+#include "kfuse/solvers/cg.hpp"
+#include "kfuse/solvers/convergence.hpp"
+#include "kfuse/solvers/options.hpp"
+#include "kfuse/sparse/csr_matrix.hpp"
+
+namespace kfuse {
+namespace detail {
+
+template <class Apply, class V>
+SolveResult stabilized_bicg(const Apply& apply, V& x, const V& b, const SolverOptions& options) {
+  using T = typename V::value_type;
+  const auto& space = space_of(x);
+  V r(space, "bicgstab.r"), r_hat(space, "bicgstab.r_hat"), p(space, "bicgstab.p"),
+      v(space, "bicgstab.v"), s(space, "bicgstab.s");
+  Scalar<T> rho("rho"), rho_old("rho_old"), alpha("alpha"), omega("omega"), beta("beta"), d("d"),
+      ts("ts"), tt("tt"), rr("rr");
+
+  r = b - apply(x);
+  r_hat = r;
+  const Convergence convergence(options, double(eval(norm2(b))));
+  SolveResult result;
+  rr = eval(dot(r, r));
+  if (convergence.done(0, std::sqrt(double(rr.value())), result)) return result;
+  rho = eval(dot(r, r_hat));
+  rho_old = T(1), alpha = T(1), omega = T(1);  // with p = v = 0, the first p is r
+
+  auto iteration = fuse(
+      x, r, r_hat, p, v, s, rho, rho_old, alpha, omega, beta, d, ts, tt, rr, temporary<T>,
+      [apply](auto x, auto r, auto r_hat, auto p, auto v, auto s, auto rho, auto rho_old,
+              auto alpha, auto omega, auto beta, auto d, auto ts, auto tt, auto rr, auto t) {
+        return seq(assign(beta, (rho / rho_old) * (alpha / omega)),
+                   assign(p, r + beta * (p - omega * v)),
+                   assign(v, apply(p)),
+                   reduce(d, dot(v, r_hat)),
+                   assign(alpha, rho / d),
+                   assign(rho_old, rho),
+                   assign(s, r - alpha * v),
+                   assign(t, apply(s)),
+                   reduce(ts, dot(t, s)),
+                   reduce(tt, dot(t, t)),
+                   assign(omega, where(tt > T(0), ts / tt, T(0))),
+                   assign(x, x + alpha * p + omega * s),
+                   assign(r, s - omega * t),
+                   reduce(rho, dot(r, r_hat)),
+                   reduce(rr, dot(r, r)));
+      });
+  static_assert(decltype(iteration)::kernel_count <= 5 && decltype(iteration)::allreduce_count <= 3,
+                "kfuse::bicgstab: an iteration must fuse into at most 5 kernels and 3 allreduces");
+
+  for (int it = 1;; ++it) {
+    iteration();
+    if (d.value() == T(0)) {  // v orthogonal to r_hat: alpha is undefined
+      result.iterations = it;
+      Convergence::stop(result, false, "breakdown");
+      return result;
+    }
+    if (convergence.done(it, std::sqrt(double(rr.value())), result)) return result;
+    if (rho.value() == T(0)) {  // r orthogonal to r_hat: the next beta is undefined
+      Convergence::stop(result, false, "breakdown");
+      return result;
+    }
+  }
+}
+
+}  // namespace detail
+
+/// Solves A x = b by BiCGSTAB (A square, possibly nonsymmetric); x holds the
+/// initial guess on entry. Collective.
+template <class T>
+SolveResult bicgstab(const CsrMatrix<T>& A, Vector<T>& x, const Vector<T>& b,
+                     const SolverOptions& options = {}) {
+  detail::check_system("kfuse::bicgstab", A, x, b);
+  std::string error;
+  if (options.preconditioner != Preconditioner::none)
+    error = "kfuse::bicgstab: only Preconditioner::none is implemented";
+  A.range().comm().agree_or_throw(error);
+  return detail::stabilized_bicg([A](const auto& v) { return A * v; }, x, b, options);
+}
+
+}  // namespace kfuse

@@ -1,0 +1,186 @@
+// kfuse::cg and kfuse::cg_matfree: the conjugate gradient method, written
+// with kfuse::fuse as a user would. One iteration is one program of 3 kernels
+// and 2 allreduces (static_assert below):
+//   kernel 1: Ap = A p, pAp = p.Ap                     (ghost import / halo overlapped)
+//   host:     alpha = rr / pAp
+//   kernel 2: x += alpha p, r -= alpha Ap, rr' = r.r
+//   host:     beta = rr' / rr, rr = rr'
+//   kernel 3: p = r + beta p
+// With the Jacobi preconditioner, z = D^-1 r is never stored: kernel 2 also
+// reduces r.z and kernel 3 computes p = D^-1 r + beta p.
+//
+// cg solves with a CsrMatrix; cg_matfree with any operator given as a
+// function from a vector expression leaf to an expression (e.g. a stencil on
+// Arrays: [](auto u) { return 4.0 * u - kfuse::shift<-1, 0>(u) - ...; }).
+#pragma once
+
+#include <cmath>
+#include <string>
+
+#include "kfuse/exec/eager.hpp"
+#include "kfuse/exec/program.hpp"
+#include "kfuse/exec/space.hpp"
+#include "kfuse/solvers/convergence.hpp"
+#include "kfuse/solvers/options.hpp"
+#include "kfuse/sparse/csr_matrix.hpp"
+
+namespace kfuse {
+namespace detail {
+
+/// Checks that A is square and x, b lie on its columns and rows.
+template <class T>
+void check_system(const char* api, const CsrMatrix<T>& A, const Vector<T>& x, const Vector<T>& b) {
+  std::string error;
+  if (A.global_rows() != A.global_cols())
+    error = error_message(api, ": '", A.label(), "' is ", A.global_rows(), " x ", A.global_cols(),
+                          "; the method needs a square matrix");
+  else if (x.row_map() != A.domain())
+    error = error_message(api, ": x ('", x.label(), "', ", x.row_map().describe(),
+                          ") does not lie on the columns of '", A.label(), "' (",
+                          A.domain().describe(), ")");
+  else if (b.row_map() != A.range())
+    error = error_message(api, ": b ('", b.label(), "', ", b.row_map().describe(),
+                          ") does not lie on the rows of '", A.label(), "' (", A.range().describe(),
+                          ")");
+  A.range().comm().agree_or_throw(error);
+}
+
+/// 1 / A(i, i) for every owned row (Jacobi); an error if a diagonal entry is
+/// missing or zero.
+template <class T>
+Vector<T> inverse_diagonal(const char* api, const CsrMatrix<T>& A) {
+  Vector<T> inverse(A.range(), A.label() + ".inverse_diagonal");
+  const auto row_ptr = A.row_ptr();
+  const auto columns = A.col_idx();
+  const auto values = A.values();
+  const auto out = inverse.view();
+  const index_t shift = A.range().local_begin() - A.domain().local_begin();
+  index_t missing = 0;
+  Kokkos::parallel_reduce(
+      "kfuse:inverse_diagonal",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, A.local_rows()),
+      KOKKOS_LAMBDA(index_t row, index_t & bad) {
+        T diagonal = 0;
+        for (auto k = row_ptr(row); k < row_ptr(row + 1); ++k)
+          if (columns(k) == row + shift) diagonal += values(k);
+        if (diagonal == T(0)) ++bad;
+        out(row) = diagonal == T(0) ? T(0) : T(1) / diagonal;
+      },
+      missing);
+  std::string error;
+  if (missing > 0)
+    error = error_message(api, ": Jacobi needs a nonzero diagonal, but ", missing, " row(s) of '",
+                          A.label(), "' have none on this rank");
+  A.range().comm().agree_or_throw(error);
+  return inverse;
+}
+
+/// CG on x (initial guess in, solution out). `apply(v)` gives the operator's
+/// expression for a vector leaf v; `inverse_diagonal` (Jacobi) may be null.
+template <class Apply, class V>
+SolveResult conjugate_gradient(const Apply& apply, V& x, const V& b, const SolverOptions& options,
+                               const V* inverse_diagonal) {
+  using T = typename V::value_type;
+  const auto& space = space_of(x);
+  V r(space, "cg.r"), p(space, "cg.p");
+  Scalar<T> rr("rr"), rz("rz"), pAp("pAp"), alpha("alpha"), beta("beta"), rr_new("rr'"), rz_new("rz'");
+
+  r = b - apply(x);
+  const Convergence convergence(options, double(eval(norm2(b))));
+  SolveResult result;
+  rr = eval(dot(r, r));
+  if (convergence.done(0, std::sqrt(double(rr.value())), result)) return result;
+
+  auto iterate = [&](auto& iteration) {
+    for (int it = 1;; ++it) {
+      iteration();
+      if (!(pAp.value() > T(0)) && std::isfinite(double(pAp.value()))) {
+        result.iterations = it;
+        Convergence::stop(result, false, "indefinite matrix");
+        return result;
+      }
+      if (convergence.done(it, std::sqrt(double(rr.value())), result)) return result;
+    }
+  };
+
+  if (inverse_diagonal == nullptr) {
+    p = r;
+    auto iteration = fuse(x, r, p, rr, pAp, alpha, rr_new, beta, temporary<T>,
+                          [apply](auto x, auto r, auto p, auto rr, auto pAp, auto alpha, auto rr_new,
+                                  auto beta, auto Ap) {
+                            return seq(assign(Ap, apply(p)),
+                                       reduce(pAp, dot(p, Ap)),
+                                       assign(alpha, rr / pAp),
+                                       assign(x, x + alpha * p),
+                                       assign(r, r - alpha * Ap),
+                                       reduce(rr_new, dot(r, r)),
+                                       assign(beta, rr_new / rr),
+                                       assign(rr, rr_new),
+                                       assign(p, r + beta * p));
+                          });
+    static_assert(decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
+                  "kfuse::cg: an iteration must fuse into at most 3 kernels and 2 allreduces");
+    return iterate(iteration);
+  } else {
+    const V& dinv = *inverse_diagonal;
+    p = dinv * r;
+    rz = eval(dot(r, dinv * r));
+    auto iteration = fuse(x, r, p, dinv, rr, rz, pAp, alpha, rz_new, beta, temporary<T>,
+                          [apply](auto x, auto r, auto p, auto dinv, auto rr, auto rz, auto pAp,
+                                  auto alpha, auto rz_new, auto beta, auto Ap) {
+                            return seq(assign(Ap, apply(p)),
+                                       reduce(pAp, dot(p, Ap)),
+                                       assign(alpha, rz / pAp),
+                                       assign(x, x + alpha * p),
+                                       assign(r, r - alpha * Ap),
+                                       reduce(rz_new, dot(r, dinv * r)),
+                                       reduce(rr, dot(r, r)),
+                                       assign(beta, rz_new / rz),
+                                       assign(rz, rz_new),
+                                       assign(p, dinv * r + beta * p));
+                          });
+    static_assert(decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
+                  "kfuse::cg: a Jacobi-preconditioned iteration must fuse into at most 3 kernels "
+                  "and 2 allreduces");
+    return iterate(iteration);
+  }
+}
+
+}  // namespace detail
+
+/// Solves A x = b by conjugate gradients (A symmetric positive definite);
+/// x holds the initial guess on entry. Collective.
+template <class T>
+SolveResult cg(const CsrMatrix<T>& A, Vector<T>& x, const Vector<T>& b,
+               const SolverOptions& options = {}) {
+  detail::check_system("kfuse::cg", A, x, b);
+  auto apply = [A](const auto& v) { return A * v; };
+  if (options.preconditioner == Preconditioner::jacobi) {
+    const Vector<T> dinv = detail::inverse_diagonal("kfuse::cg", A);
+    return detail::conjugate_gradient(apply, x, b, options, &dinv);
+  }
+  return detail::conjugate_gradient(apply, x, b, options, static_cast<const Vector<T>*>(nullptr));
+}
+
+/// Conjugate gradients with a matrix-free operator: `apply(v)` returns the
+/// expression of A v for a leaf v (an Array or Vector, or a program
+/// placeholder), e.g. a stencil. x and b: Arrays or Vectors of one space.
+/// Jacobi needs the operator's diagonal: pass it as `inverse_diagonal`.
+template <class Apply, class V>
+SolveResult cg_matfree(const Apply& apply, V& x, const V& b, const SolverOptions& options = {},
+                       const V* inverse_diagonal = nullptr) {
+  std::string error;
+  if (detail::space_of(x) != detail::space_of(b))
+    error = detail::error_message("kfuse::cg_matfree: x ('", x.label(), "', ",
+                                  detail::describe_space(detail::space_of(x)), ") and b ('",
+                                  b.label(), "', ", detail::describe_space(detail::space_of(b)),
+                                  ") live on different index spaces");
+  else if (options.preconditioner == Preconditioner::jacobi && inverse_diagonal == nullptr)
+    error = "kfuse::cg_matfree: Preconditioner::jacobi needs the operator's inverse diagonal "
+            "(the inverse_diagonal argument)";
+  detail::space_of(x).comm().agree_or_throw(error);
+  const V* dinv = options.preconditioner == Preconditioner::jacobi ? inverse_diagonal : nullptr;
+  return detail::conjugate_gradient(apply, x, b, options, dinv);
+}
+
+}  // namespace kfuse
