@@ -1,0 +1,166 @@
+// The kfuse benchmark framework, as a workload file sees it.
+//
+// A workload is registered once (name, description, default size, tolerance)
+// and has variants, each registered by name with a factory. A variant is one
+// way of computing the same thing: the kfuse policies (fused, per_statement,
+// unfused: one class template over the policy, registered with
+// register_policies), the hand-written Kokkos version (kokkos), and later the
+// library peers (kokkos_kernels, petsc). The runner (runner.hpp) times the
+// variants interleaved, counts their kernels with kfuse::KernelCounter and
+// compares every result with the `kokkos` variant's.
+//
+// Adding a workload: benchmarks/workloads/<name>.cpp registers the workload
+// and its kfuse variants, <name>_kokkos.cpp the hand-written variant (the
+// build globs workloads/*.cpp; nothing else to edit).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <kfuse/kfuse.hpp>
+
+namespace kfuse::bench {
+
+/// What every variant of a workload is built from (the same for all of them).
+struct Setup {
+  Comm comm;
+  std::int64_t size = 0;  ///< the workload's size knob: N (1-D) or n for an n x n grid
+  int nit = 50;           ///< inner iterations (cfd: pressure-Poisson sweeps per step)
+};
+
+/// Per-iteration figures a variant declares from its plan (kfuse: the
+/// programs' static members) or by construction (hand-written code). The
+/// runner counts kernels and allreduces itself and reports both.
+struct Figures {
+  double kernels = 0;     ///< compute kernels (predicted)
+  double allreduces = 0;  ///< combined MPI_Allreduce calls
+  double exchanges = 0;   ///< halo exchange points
+  double bytes = 0;       ///< model memory traffic, all ranks (see docs/benchmarks.md)
+
+  Figures& operator+=(const Figures& o) {
+    kernels += o.kernels, allreduces += o.allreduces, exchanges += o.exchanges, bytes += o.bytes;
+    return *this;
+  }
+  friend Figures operator+(Figures a, const Figures& b) { return a += b; }
+  friend Figures operator*(Figures a, double runs) {
+    a.kernels *= runs, a.allreduces *= runs, a.exchanges *= runs, a.bytes *= runs;
+    return a;
+  }
+};
+
+/// A named result of a variant (an array gathered in global row-major order,
+/// or a reduced value), compared field by field with the reference.
+struct Field {
+  std::string name;
+  std::vector<double> values;
+};
+using Fields = std::vector<Field>;
+
+class Variant {
+ public:
+  virtual ~Variant() = default;
+  /// Back to the initial state (collective, not timed).
+  virtual void reset() = 0;
+  /// One iteration (collective, timed).
+  virtual void step() = 0;
+  /// The result after the iterations run since reset(), on every rank (collective).
+  virtual Fields result() const = 0;
+  /// Declared per-iteration figures.
+  virtual Figures figures() const = 0;
+};
+
+using Factory = std::function<std::unique_ptr<Variant>(const Setup&)>;
+
+struct Workload {
+  std::string name;
+  std::string description;
+  std::int64_t default_size = 0;
+  int default_iterations = 10;
+  /// Largest accepted relative difference of any field from the `kokkos` variant's.
+  double tolerance = 1e-12;
+  /// "2048x2048", "4194304 options", ...
+  std::function<std::string(const Setup&)> size_label;
+  /// Compulsory memory traffic per iteration, all ranks (reads and writes of
+  /// every array that must be touched; the same for every variant).
+  std::function<double(const Setup&)> min_bytes;
+  /// Source file of the kfuse variants and of the hand-written one (compile times).
+  std::string source, kokkos_source;
+};
+
+struct VariantEntry {
+  std::string name;
+  Factory factory;
+};
+
+// ---- registration (at static initialisation; see KFUSE_BENCH_* below) ---------
+
+bool register_workload(Workload workload);
+bool register_variant(const std::string& workload, const std::string& variant, Factory factory);
+
+/// Registers `fused`, `per_statement` and `unfused` from one class template over the policy.
+template <template <class> class V>
+bool register_policies(const std::string& workload) {
+  register_variant(workload, "fused",
+                   [](const Setup& s) { return std::make_unique<V<kfuse::Fused>>(s); });
+  register_variant(workload, "per_statement",
+                   [](const Setup& s) { return std::make_unique<V<kfuse::PerStatement>>(s); });
+  register_variant(workload, "unfused",
+                   [](const Setup& s) { return std::make_unique<V<kfuse::Unfused>>(s); });
+  return true;
+}
+
+/// Registers one variant class constructible from a Setup.
+template <class V>
+bool register_variant_class(const std::string& workload, const std::string& variant) {
+  return register_variant(workload, variant,
+                          [](const Setup& s) { return std::make_unique<V>(s); });
+}
+
+/// Every workload, in registration-independent order (sorted by name).
+std::vector<Workload> workloads();
+/// The variants of a workload in report order (fused, per_statement, unfused,
+/// kokkos, kokkos_kernels, petsc, then others by name).
+std::vector<VariantEntry> variants_of(const std::string& workload);
+
+// ---- helpers for variants ----------------------------------------------------------
+
+/// Bytes per point that a program's explain() reports, summed over its kernels
+/// (the library's traffic model: each array a kernel touches, once). 0 when the
+/// text has no "memory traffic" lines.
+double explained_bytes_per_point(const std::string& explain);
+
+/// Declared figures of one run of a kfuse program over `points` grid points.
+template <class Program>
+Figures program_figures(const Program& program, double points) {
+  Figures f;
+  f.kernels = Program::kernel_count;
+  f.allreduces = Program::allreduce_count;
+  f.exchanges = Program::exchange_count;
+  f.bytes = explained_bytes_per_point(program.explain()) * points;
+  return f;
+}
+
+/// Label of a hand-written kernel. It starts with "kfuse:" so that
+/// kfuse::KernelCounter counts it as a compute kernel, like kfuse's own.
+inline std::string hand_label(const std::string& what) { return "kfuse:hand[" + what + "]"; }
+
+/// The array as a result field (collective).
+template <class T, int N>
+Field field_of(const std::string& name, const Array<T, N>& a) {
+  std::vector<T> g = a.gather();
+  return Field{name, std::vector<double>(g.begin(), g.end())};
+}
+inline Field field_of(const std::string& name, double value) { return Field{name, {value}}; }
+
+}  // namespace kfuse::bench
+
+#define KFUSE_BENCH_CONCAT_IMPL(a, b) a##b
+#define KFUSE_BENCH_CONCAT(a, b) KFUSE_BENCH_CONCAT_IMPL(a, b)
+/// Runs a registration expression at static initialisation.
+#define KFUSE_BENCH_REGISTER(expression)                                                  \
+  [[maybe_unused]] static const bool KFUSE_BENCH_CONCAT(kfuse_bench_registered_, __LINE__) = \
+      (expression)

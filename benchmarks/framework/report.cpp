@@ -1,0 +1,122 @@
+#include "report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+namespace kfuse::bench {
+
+namespace {
+
+std::string format(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string ratio(double v) { return v > 0 ? format("%.2fx", v) : "—"; }
+
+std::string count(double v) {
+  return v == std::floor(v) ? format("%.0f", v) : format("%.2f", v);
+}
+
+double geomean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double s = 0;
+  for (double x : v) s += std::log(x);
+  return std::exp(s / double(v.size()));
+}
+
+}  // namespace
+
+void write_markdown(std::ostream& out, const std::vector<Row>& rows, const StreamResult& stream,
+                    const Options& options) {
+  const int ranks = rows.empty() ? 1 : rows.front().ranks;
+  out << "\n## kfuse-bench: " << ranks << " rank(s), STREAM triad " << format("%.1f", stream.gbps)
+      << " GB/s (" << stream.elements_per_rank << " doubles per array and rank)\n\n";
+  out << "| workload | size | variant | time/iter (ms) | kernels/iter | allreduces/iter | "
+         "exchanges/iter | GB/s | % STREAM | vs unfused | vs kokkos | max rel diff | compile (s) "
+         "| status |\n";
+  out << "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
+         "--- |\n";
+  for (const Row& r : rows) {
+    out << "| " << r.workload << " | " << r.size << " | " << r.variant << " | "
+        << format("%.3f", r.time_per_iter_s * 1e3) << " | " << count(r.kernels_per_iter) << " | "
+        << count(r.allreduces_per_iter) << " | " << count(r.exchanges_per_iter) << " | "
+        << (r.bytes_per_iter > 0 ? format("%.1f", r.gbps) : "—") << " | "
+        << (r.bytes_per_iter > 0 ? format("%.0f%%", r.pct_stream) : "—") << " | "
+        << ratio(r.speedup_vs_unfused) << " | " << ratio(r.speedup_vs_kokkos) << " | "
+        << format("%.1e", r.max_rel_diff) << " | "
+        << (r.compile_s >= 0 ? format("%.1f", r.compile_s) : "—") << " | " << r.status << " |\n";
+  }
+
+  // Summary: geometric means over workloads of the fused variant's ratios.
+  std::vector<double> vs_unfused, vs_kokkos, vs_petsc;
+  for (const Row& r : rows) {
+    if (r.variant != "fused") continue;
+    if (r.speedup_vs_unfused > 0) vs_unfused.push_back(r.speedup_vs_unfused);
+    if (r.speedup_vs_kokkos > 0) vs_kokkos.push_back(r.speedup_vs_kokkos);
+    if (r.speedup_vs_petsc > 0) vs_petsc.push_back(r.speedup_vs_petsc);
+  }
+  out << "\nfused, geometric mean over " << vs_unfused.size() << " workload(s): "
+      << ratio(geomean(vs_unfused)) << " vs unfused, " << ratio(geomean(vs_kokkos))
+      << " vs hand-written Kokkos (time ratio kokkos/fused)";
+  if (!vs_petsc.empty()) out << ", " << ratio(geomean(vs_petsc)) << " vs PETSc";
+  out << ".\nTimes: median over " << (rows.empty() ? 0 : rows.front().repetitions)
+      << " repetitions of the slowest rank's time per iteration; ratios: medians of "
+         "per-repetition ratios (variants interleaved).\n";
+  if (!options.command_line.empty()) out << "Command: `" << options.command_line << "`\n";
+  for (const Row& r : rows)
+    if (r.status != "ok") out << "\nFAIL: " << r.message << "\n";
+}
+
+void write_json(const std::string& path, const std::vector<Row>& rows, const Options& options) {
+  nlohmann::json all = nlohmann::json::array();
+  auto optional = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  for (const Row& r : rows) {
+    nlohmann::json j;
+    j["workload"] = r.workload;
+    j["variant"] = r.variant;
+    j["ranks"] = r.ranks;
+    j["size"] = r.size;
+    j["size_knob"] = r.size_knob;
+    j["nit"] = r.nit;
+    j["iterations"] = r.iterations;
+    j["repetitions"] = r.repetitions;
+    j["time_per_iter_s"] = r.time_per_iter_s;
+    j["time_min_s"] = r.time_min_s;
+    j["time_max_s"] = r.time_max_s;
+    j["kernels_per_iter"] = r.kernels_per_iter;
+    j["kernels_declared"] = r.declared.kernels;
+    j["halo_kernels_per_iter"] = r.halo_kernels_per_iter;
+    j["allreduces_per_iter"] = r.allreduces_per_iter;
+    j["allreduces_counted"] = r.allreduces_counted;
+    j["allreduces_declared"] = r.declared.allreduces;
+    j["exchanges_per_iter"] = r.exchanges_per_iter;
+    j["bytes_per_iter"] = r.bytes_per_iter;
+    j["gbps"] = r.gbps;
+    j["pct_stream"] = r.pct_stream;
+    j["min_bytes_per_iter"] = r.min_bytes_per_iter;
+    j["effective_gbps"] = r.effective_gbps;
+    j["stream_gbps"] = r.stream_gbps;
+    j["speedup_vs_unfused"] = optional(r.speedup_vs_unfused);
+    j["speedup_vs_kokkos"] = optional(r.speedup_vs_kokkos);
+    j["speedup_vs_petsc"] = optional(r.speedup_vs_petsc);
+    j["max_rel_diff"] = std::isfinite(r.max_rel_diff) ? nlohmann::json(r.max_rel_diff)
+                                                      : nlohmann::json("inf");
+    j["worst_field"] = r.worst_field;
+    j["compile_s"] = r.compile_s >= 0 ? nlohmann::json(r.compile_s) : nlohmann::json(nullptr);
+    j["status"] = r.status;
+    if (!r.message.empty()) j["message"] = r.message;
+    j["command"] = options.command_line;
+    all.push_back(j);
+  }
+  std::ofstream out(path);
+  out << all.dump(2) << "\n";
+  if (!out) throw std::runtime_error("kfuse-bench: cannot write " + path);
+}
+
+}  // namespace kfuse::bench

@@ -1,0 +1,229 @@
+#include "runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "mpi_counter.hpp"
+#include "timer.hpp"
+
+namespace kfuse::bench {
+
+namespace {
+
+bool matches_any(const std::vector<std::string>& patterns, const std::string& name) {
+  if (patterns.empty()) return true;
+  for (const auto& p : patterns)
+    if (std::regex_match(name, std::regex(p))) return true;
+  return false;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  if (s < 90)
+    std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f min %02.0f s", std::floor(s / 60), std::fmod(s, 60));
+  return buf;
+}
+
+/// Compile time the build recorded for a source file (benchmarks/compile-timer.sh).
+double compile_seconds(const std::string& dir, const std::string& source) {
+  if (dir.empty() || source.empty()) return -1;
+  const std::string base = source.substr(source.find_last_of('/') + 1);
+  std::ifstream in(dir + "/" + base + ".seconds");
+  double s = -1;
+  if (!(in >> s)) return -1;
+  return s;
+}
+
+/// Largest relative difference of `got` from `ref` over the fields (each
+/// normalised by the reference field's largest magnitude). NaN or a missing
+/// field gives infinity.
+double compare(const Fields& got, const Fields& ref, std::string& worst) {
+  double result = 0;
+  for (const Field& r : ref) {
+    auto it = std::find_if(got.begin(), got.end(), [&](const Field& f) { return f.name == r.name; });
+    double rel = HUGE_VAL;
+    if (it != got.end() && it->values.size() == r.values.size()) {
+      double scale = 0, diff = 0;
+      for (std::size_t k = 0; k < r.values.size(); ++k) {
+        scale = std::max(scale, std::abs(r.values[k]));
+        const double d = std::abs(it->values[k] - r.values[k]);
+        diff = std::isnan(d) ? HUGE_VAL : std::max(diff, d);
+      }
+      rel = diff == 0 ? 0 : diff / std::max(scale, 1e-300);
+    }
+    if (!(rel <= result)) {
+      result = rel;
+      worst = r.name;
+    }
+  }
+  return result;
+}
+
+void progress(const Comm& comm, const char* format, const std::string& a, const std::string& b) {
+  if (comm.rank() != 0) return;
+  std::fprintf(stderr, format, a.c_str(), b.c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+std::vector<Workload> selected_workloads(const Options& options) {
+  std::vector<Workload> out;
+  for (auto& w : workloads())
+    if (matches_any(options.workloads, w.name)) out.push_back(w);
+  return out;
+}
+
+bool selected_variant(const Options& options, const std::string& name) {
+  return name == "kokkos" || matches_any(options.variants, name);
+}
+
+std::vector<Row> run_suite(const Options& options, const Comm& comm, const StreamResult& stream) {
+  std::vector<Row> rows;
+  const auto chosen = selected_workloads(options);
+  for (std::size_t w = 0; w < chosen.size(); ++w) {
+    const Workload& workload = chosen[w];
+    Setup setup{comm, options.size > 0 ? options.size : workload.default_size, options.nit};
+    const int iterations = options.iterations > 0 ? options.iterations : workload.default_iterations;
+    const int reps = std::max(1, options.repetitions);
+    const std::string label = workload.size_label(setup);
+    const std::string left =
+        w + 1 < chosen.size() ? std::to_string(chosen.size() - w - 1) + " workload(s) after it" : "the last one";
+
+    // Build the variants.
+    std::vector<std::string> names;
+    std::vector<std::unique_ptr<Variant>> variants;
+    std::vector<Row> local;
+    for (const auto& entry : variants_of(workload.name)) {
+      if (!selected_variant(options, entry.name)) continue;
+      progress(comm, "[kfuse-bench] %s: setting up %s\n", workload.name, entry.name);
+      Row row;
+      row.workload = workload.name;
+      row.variant = entry.name;
+      row.size = label;
+      row.size_knob = setup.size;
+      row.nit = setup.nit;
+      row.ranks = comm.size();
+      row.iterations = iterations;
+      row.repetitions = reps;
+      row.stream_gbps = stream.gbps;
+      row.min_bytes_per_iter = workload.min_bytes ? workload.min_bytes(setup) : 0;
+      row.compile_s = compile_seconds(options.compile_times_dir, entry.name == "kokkos"
+                                                                     ? workload.kokkos_source
+                                                                     : workload.source);
+      names.push_back(entry.name);
+      variants.push_back(entry.factory(setup));
+      row.declared = variants.back()->figures();
+      row.exchanges_per_iter = row.declared.exchanges;
+      row.bytes_per_iter = row.declared.bytes;
+      local.push_back(row);
+    }
+    const std::size_t n = variants.size();
+
+    // Count kernels and allreduces (this pass also warms up).
+    std::vector<double> warm(n, 0);
+    for (std::size_t v = 0; v < n; ++v) {
+      progress(comm, "[kfuse-bench] %s: counting kernels of %s\n", workload.name, names[v]);
+      variants[v]->reset();
+      comm.barrier();
+      const double start = wall_time();
+      const std::int64_t calls = AllreduceCounter::calls();
+      KernelCounts counts;
+      {
+        KernelCounter counter;
+        for (int it = 0; it < iterations; ++it) variants[v]->step();
+        Kokkos::fence();
+        counts = counter.counts();
+      }
+      const std::int64_t reduced = AllreduceCounter::calls() - calls;
+      warm[v] = wall_time() - start;
+      Row& row = local[v];
+      row.kernels_per_iter = double(counts.compute) / iterations;
+      row.halo_kernels_per_iter = double(counts.exchange) / iterations;
+      row.allreduces_counted = AllreduceCounter::counting();
+      row.allreduces_per_iter =
+          row.allreduces_counted ? double(reduced) / iterations : row.declared.allreduces;
+    }
+    double per_rep = 0;
+    for (double t : warm) per_rep += t;
+    per_rep = comm.allreduce(per_rep, ReduceOp::max);
+
+    // Timed repetitions, variants interleaved.
+    std::vector<std::vector<double>> times(n);
+    for (int r = 0; r < reps; ++r) {
+      if (comm.rank() == 0) {
+        std::fprintf(stderr, "[kfuse-bench] %s (%s): repetition %d/%d, ~%s left in it; %s\n",
+                     workload.name.c_str(), label.c_str(), r + 1, reps,
+                     seconds_text(per_rep * (reps - r)).c_str(), left.c_str());
+        std::fflush(stderr);
+      }
+      for (std::size_t v = 0; v < n; ++v) {
+        variants[v]->reset();
+        const double seconds = timed_max_over_ranks(comm, [&] {
+          for (int it = 0; it < iterations; ++it) variants[v]->step();
+        });
+        times[v].push_back(seconds / iterations);
+      }
+    }
+
+    // Results against the hand-written reference.
+    std::vector<Fields> results(n);
+    for (std::size_t v = 0; v < n; ++v) results[v] = variants[v]->result();
+    auto index_of = [&](const std::string& name) -> int {
+      for (std::size_t v = 0; v < n; ++v)
+        if (names[v] == name) return int(v);
+      return -1;
+    };
+    const int ref = index_of("kokkos"), unfused = index_of("unfused"), petsc = index_of("petsc");
+    auto speedup = [&](int base, std::size_t v) {
+      if (base < 0) return 0.0;
+      std::vector<double> ratios;
+      for (int r = 0; r < reps; ++r) ratios.push_back(times[base][r] / times[v][r]);
+      return median(ratios);
+    };
+    for (std::size_t v = 0; v < n; ++v) {
+      Row& row = local[v];
+      row.time_per_iter_s = median(times[v]);
+      row.time_min_s = *std::min_element(times[v].begin(), times[v].end());
+      row.time_max_s = *std::max_element(times[v].begin(), times[v].end());
+      row.gbps = row.bytes_per_iter / row.time_per_iter_s / 1e9;
+      row.effective_gbps = row.min_bytes_per_iter / row.time_per_iter_s / 1e9;
+      row.pct_stream = stream.gbps > 0 ? 100.0 * row.gbps / stream.gbps : 0;
+      row.speedup_vs_unfused = speedup(unfused, v);
+      row.speedup_vs_kokkos = speedup(ref, v);
+      row.speedup_vs_petsc = speedup(petsc, v);
+      if (ref < 0) {
+        row.status = "FAIL";
+        row.message = "no hand-written `kokkos` variant to compare with";
+        continue;
+      }
+      row.max_rel_diff = compare(results[v], results[ref], row.worst_field);
+      if (!(row.max_rel_diff <= workload.tolerance)) {
+        row.status = "FAIL";
+        std::ostringstream m;
+        m << workload.name << "/" << row.variant << ": field '" << row.worst_field
+          << "' differs from the hand-written result by " << row.max_rel_diff
+          << " (relative), more than the tolerance " << workload.tolerance;
+        row.message = m.str();
+      }
+    }
+    rows.insert(rows.end(), local.begin(), local.end());
+  }
+  return rows;
+}
+
+}  // namespace kfuse::bench

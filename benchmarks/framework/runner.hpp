@@ -1,0 +1,59 @@
+// The runner: for each selected workload, builds its variants, counts their
+// kernels and allreduces per iteration (one untimed pass, which also warms
+// up), times them interleaved (A B C A B C ...), compares every variant's
+// result with the hand-written `kokkos` one, and returns one Row per variant.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <kfuse/kfuse.hpp>
+
+#include "bench.hpp"
+#include "stream.hpp"
+
+namespace kfuse::bench {
+
+struct Options {
+  std::vector<std::string> workloads;  ///< regexes (any matches the whole name); empty: all
+  std::vector<std::string> variants;   ///< same for variants; `kokkos` always runs (reference)
+  std::int64_t size = 0;               ///< 0: each workload's default
+  int iterations = 0;                  ///< 0: each workload's default
+  int repetitions = 10;
+  int nit = 50;
+  std::int64_t stream_elements = std::int64_t{1} << 23;  ///< per rank
+  int stream_repetitions = 10;
+  std::string json;
+  std::string compile_times_dir;  ///< where the build left <source>.seconds files
+  std::string command_line;
+};
+
+struct Row {
+  std::string workload, variant, size, status = "ok", message;
+  int ranks = 1, iterations = 0, repetitions = 0, nit = 0;
+  std::int64_t size_knob = 0;
+  double time_per_iter_s = 0, time_min_s = 0, time_max_s = 0;
+  double kernels_per_iter = 0;   ///< counted compute kernels
+  double halo_kernels_per_iter = 0;  ///< counted pack/unpack kernels
+  double allreduces_per_iter = 0;    ///< counted (MPI builds) or declared
+  bool allreduces_counted = false;
+  double exchanges_per_iter = 0;
+  Figures declared;
+  double bytes_per_iter = 0, gbps = 0, pct_stream = 0;
+  double min_bytes_per_iter = 0, effective_gbps = 0;
+  double speedup_vs_unfused = 0, speedup_vs_kokkos = 0, speedup_vs_petsc = 0;  ///< 0: n/a
+  double max_rel_diff = 0;
+  std::string worst_field;
+  double compile_s = -1;  ///< < 0: unknown
+  double stream_gbps = 0;
+};
+
+/// Workloads selected by the options (in name order).
+std::vector<Workload> selected_workloads(const Options& options);
+bool selected_variant(const Options& options, const std::string& name);
+
+/// Runs every selected workload; rows in report order.
+std::vector<Row> run_suite(const Options& options, const Comm& comm, const StreamResult& stream);
+
+}  // namespace kfuse::bench

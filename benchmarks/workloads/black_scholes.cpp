@@ -1,0 +1,188 @@
+// Black-Scholes, written once as kfuse user code (as in
+// examples/black_scholes.cpp) and run under the three policies.
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "black_scholes.hpp"
+
+namespace kfuse::bench::black_scholes {
+namespace {
+
+// The formulas, as expression builders shared by the programs below.
+template <class S, class X, class T>
+auto d1_of(const S& s, const X& x, const T& t) {
+  return (kfuse::log(s / x) + (R + 0.5 * V * V) * t) / (V * kfuse::sqrt(t));
+}
+template <class D1, class T>
+auto d2_of(const D1& d1, const T& t) {
+  return d1 - V * kfuse::sqrt(t);
+}
+template <class X, class T>
+auto discount_of(const X& x, const T& t) {
+  return x * kfuse::exp(-R * t);
+}
+// Cumulative normal distribution (Abramowitz-Stegun, 5 terms): k, then c, then cnd.
+template <class D>
+auto cnd_k(const D& d) {
+  return 1.0 / (1.0 + 0.2316419 * kfuse::abs(d));
+}
+template <class D, class K>
+auto cnd_c(const D& d, const K& k) {
+  return 0.39894228 * kfuse::exp(-0.5 * d * d) * k *
+         (0.31938153 +
+          k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + 1.330274429 * k))));
+}
+template <class D, class C>
+auto cnd_of(const D& d, const C& c) {
+  return kfuse::where(d > 0.0, 1.0 - c, c);
+}
+
+using Array1 = Array<double, 1>;
+constexpr auto tmp = kfuse::temporary<double>;
+
+/// The whole computation as one program: d1, d2, k and c of each cnd, the
+/// cnds and the discount are program temporaries (registers when fused).
+template <class Policy>
+auto make_price(const Array1& s, const Array1& x, const Array1& t, const Array1& call,
+                const Array1& put) {
+  return kfuse::fuse<Policy>(
+      s, x, t, call, put, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp,
+      [](auto S, auto X, auto T, auto call, auto put, auto d1, auto d2, auto k1, auto c1,
+         auto nd1, auto k2, auto c2, auto nd2, auto discount) {
+        using kfuse::assign;
+        return kfuse::seq(assign(d1, d1_of(S, X, T)), assign(d2, d2_of(d1, T)),
+                          assign(k1, cnd_k(d1)), assign(c1, cnd_c(d1, k1)),
+                          assign(nd1, cnd_of(d1, c1)), assign(k2, cnd_k(d2)),
+                          assign(c2, cnd_c(d2, k2)), assign(nd2, cnd_of(d2, c2)),
+                          assign(discount, discount_of(X, T)),
+                          assign(call, S * nd1 - discount * nd2),
+                          assign(put, discount * (1.0 - nd2) - S * (1.0 - nd1)));
+      });
+}
+
+/// The same statements as four programs, for the Unfused policy: its rewrite
+/// gives every operation a parameter position, and plans hold positions in
+/// 64-bit masks (kfuse/plan/plan.hpp), which the 67 operations of the single
+/// program overflow. Unfused materialises every intermediate anyway, so the
+/// split changes neither its kernels nor its memory traffic.
+struct SplitPrice {
+  template <class Policy>
+  static auto stage_d(const Array1& s, const Array1& x, const Array1& t, const Array1& d1,
+                      const Array1& d2, const Array1& discount) {
+    return kfuse::fuse<Policy>(s, x, t, d1, d2, discount,
+                               [](auto S, auto X, auto T, auto d1, auto d2, auto discount) {
+                                 using kfuse::assign;
+                                 return kfuse::seq(assign(d1, d1_of(S, X, T)),
+                                                   assign(d2, d2_of(d1, T)),
+                                                   assign(discount, discount_of(X, T)));
+                               });
+  }
+  template <class Policy>
+  static auto stage_cnd(const Array1& d, const Array1& nd) {
+    return kfuse::fuse<Policy>(d, nd, tmp, tmp, [](auto d, auto nd, auto k, auto c) {
+      using kfuse::assign;
+      return kfuse::seq(assign(k, cnd_k(d)), assign(c, cnd_c(d, k)), assign(nd, cnd_of(d, c)));
+    });
+  }
+  template <class Policy>
+  static auto stage_out(const Array1& s, const Array1& nd1, const Array1& nd2,
+                        const Array1& discount, const Array1& call, const Array1& put) {
+    return kfuse::fuse<Policy>(
+        s, nd1, nd2, discount, call, put,
+        [](auto S, auto nd1, auto nd2, auto discount, auto call, auto put) {
+          using kfuse::assign;
+          return kfuse::seq(assign(call, S * nd1 - discount * nd2),
+                            assign(put, discount * (1.0 - nd2) - S * (1.0 - nd1)));
+        });
+  }
+};
+
+template <class Policy>
+class Kfuse final : public Variant {
+ public:
+  explicit Kfuse(const Setup& setup)
+      : grid_(make_grid(setup)),
+        in_(grid_),
+        call_(grid_, "call"),
+        put_(grid_, "put"),
+        price_(make_price<Policy>(in_.S, in_.X, in_.T, call_, put_)) {
+    if constexpr (std::is_same_v<Policy, kfuse::Fused>)
+      static_assert(Program::kernel_count == 1, "Black-Scholes fuses into one kernel");
+  }
+  void reset() override {}
+  void step() override { price_(); }
+  Fields result() const override { return {field_of("call", call_), field_of("put", put_)}; }
+  Figures figures() const override {
+    return program_figures(price_, static_cast<double>(grid_.global_size()));
+  }
+
+ private:
+  using Program = decltype(make_price<Policy>(std::declval<const Array1&>(),
+                                              std::declval<const Array1&>(),
+                                              std::declval<const Array1&>(),
+                                              std::declval<const Array1&>(),
+                                              std::declval<const Array1&>()));
+  Grid<1> grid_;
+  Inputs in_;
+  Array1 call_, put_;
+  Program price_;
+};
+
+/// Unfused: the four programs of SplitPrice, run in order.
+template <>
+class Kfuse<kfuse::Unfused> final : public Variant {
+  using P = kfuse::Unfused;
+
+ public:
+  explicit Kfuse(const Setup& setup)
+      : grid_(make_grid(setup)),
+        in_(grid_),
+        call_(grid_, "call"),
+        put_(grid_, "put"),
+        d1_(grid_, "d1"),
+        d2_(grid_, "d2"),
+        nd1_(grid_, "nd1"),
+        nd2_(grid_, "nd2"),
+        discount_(grid_, "discount"),
+        d_(SplitPrice::stage_d<P>(in_.S, in_.X, in_.T, d1_, d2_, discount_)),
+        cnd1_(SplitPrice::stage_cnd<P>(d1_, nd1_)),
+        cnd2_(SplitPrice::stage_cnd<P>(d2_, nd2_)),
+        out_(SplitPrice::stage_out<P>(in_.S, nd1_, nd2_, discount_, call_, put_)) {}
+  void reset() override {}
+  void step() override {
+    d_();
+    cnd1_();
+    cnd2_();
+    out_();
+  }
+  Fields result() const override { return {field_of("call", call_), field_of("put", put_)}; }
+  Figures figures() const override {
+    const double n = static_cast<double>(grid_.global_size());
+    return program_figures(d_, n) + program_figures(cnd1_, n) + program_figures(cnd2_, n) +
+           program_figures(out_, n);
+  }
+
+ private:
+  Grid<1> grid_;
+  Inputs in_;
+  Array1 call_, put_, d1_, d2_, nd1_, nd2_, discount_;
+  decltype(SplitPrice::stage_d<P>(in_.S, in_.X, in_.T, d1_, d2_, discount_)) d_;
+  decltype(SplitPrice::stage_cnd<P>(d1_, nd1_)) cnd1_, cnd2_;
+  decltype(SplitPrice::stage_out<P>(in_.S, nd1_, nd2_, discount_, call_, put_)) out_;
+};
+
+KFUSE_BENCH_REGISTER(register_workload(Workload{
+    "black_scholes",
+    "European call and put prices of N options (~60 operations, 2 outputs)",
+    1 << 21,
+    5,
+    1e-12,
+    [](const Setup& s) { return std::to_string(s.size); },
+    [](const Setup& s) { return 40.0 * static_cast<double>(s.size); },  // S, X, T in; call, put out
+    "benchmarks/workloads/black_scholes.cpp",
+    "benchmarks/workloads/black_scholes_kokkos.cpp"}));
+KFUSE_BENCH_REGISTER(register_policies<Kfuse>("black_scholes"));
+
+}  // namespace
+}  // namespace kfuse::bench::black_scholes
