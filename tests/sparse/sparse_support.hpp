@@ -61,7 +61,8 @@ void check_product(const std::vector<T>& got, const std::vector<kfuse::detail::T
     scale[e.row] += std::abs(double(e.value) * double(x[e.col]));
   }
   for (std::size_t i = 0; i < got.size(); ++i) {
-    INFO("row " << i << ": got " << got[i] << ", want " << want[i] << " (scale " << scale[i] << ")");
+    INFO("row " << i << ": got " << got[i] << ", want " << want[i] << " (scale " << scale[i]
+                << ")");
     CHECK(std::abs(double(got[i]) - want[i]) <= rtol * scale[i]);
   }
 }

@@ -28,7 +28,9 @@ struct Lcg {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     return state >> 33;
   }
-  std::int64_t below(std::int64_t n) { return static_cast<std::int64_t>(next() % std::uint64_t(n)); }
+  std::int64_t below(std::int64_t n) {
+    return static_cast<std::int64_t>(next() % std::uint64_t(n));
+  }
 };
 
 struct Entries {
@@ -82,7 +84,8 @@ std::vector<T> one_rank_product(const kfuse::CsrMatrix<T>& A, const std::vector<
 template <class T>
 void check_products(const kfuse::CsrMatrix<T>& A, double rtol) {
   std::vector<T> x(static_cast<std::size_t>(A.global_cols()));
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = T(std::sin(0.37 * double(i)) + 0.1 * double(i % 7));
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = T(std::sin(0.37 * double(i)) + 0.1 * double(i % 7));
   const auto got = distributed_product(A, x);
   kfuse_test::check_product(got, kfuse::detail::gather_triplets(A), x, rtol);
   kfuse_test::check_product(one_rank_product(A, x), kfuse::detail::gather_triplets(A), x, rtol);
@@ -223,12 +226,11 @@ TEST_CASE("spmv equals the host reference and Kokkos Kernels on one rank") {
     check_local_block(A);
     check_products(A, 1e-14);
     // Every rank passed the same entries: each counts p times.
-    kfuse_test::check_same_entries(kfuse::detail::gather_triplets(A),
-                                   [&] {
-                                     auto c = kfuse_test::canonical(e.rows, e.cols, e.vals);
-                                     for (auto& t : c) t.value *= comm.size();
-                                     return c;
-                                   }());
+    kfuse_test::check_same_entries(kfuse::detail::gather_triplets(A), [&] {
+      auto c = kfuse_test::canonical(e.rows, e.cols, e.vals);
+      for (auto& t : c) t.value *= comm.size();
+      return c;
+    }());
   }
   SUBCASE("random rectangular, more rows than columns, entries on rank 0 only") {
     Entries e = random_entries(37, 13, 300, 99);
@@ -255,7 +257,9 @@ TEST_CASE("spmv equals the host reference and Kokkos Kernels on one rank") {
     check_local_block(A);
     check_products(A, 1e-14);
   }
-  SUBCASE("float") { check_products(kfuse::convection_diffusion2d<float>(comm, 6, 5, 1.f, 0.5f), 1e-6); }
+  SUBCASE("float") {
+    check_products(kfuse::convection_diffusion2d<float>(comm, 6, 5, 1.f, 0.5f), 1e-6);
+  }
 }
 
 TEST_CASE("a copy shares storage: values set through it are what spmv uses") {
@@ -291,10 +295,9 @@ TEST_CASE("from_triplets errors are thrown on every rank") {
   }
   SUBCASE("index out of range (on the last rank)") {
     const std::int64_t col = comm.rank() == last ? 4 : 3;
-    CHECK_THROWS_WITH_AS(kfuse::CsrMatrix<double>::from_triplets(comm, 4, 4, {1, 2}, {0, col},
-                                                                 {1.0, 1.0}),
-                         doctest::Contains("entry 1 is (2, 4), outside the 4 x 4 matrix"),
-                         kfuse::Error);
+    CHECK_THROWS_WITH_AS(
+        kfuse::CsrMatrix<double>::from_triplets(comm, 4, 4, {1, 2}, {0, col}, {1.0, 1.0}),
+        doctest::Contains("entry 1 is (2, 4), outside the 4 x 4 matrix"), kfuse::Error);
     CHECK_THROWS_AS(kfuse::CsrMatrix<double>::from_triplets(comm, 4, 4, {-1}, {0}, {1.0}),
                     kfuse::Error);
   }
@@ -311,10 +314,10 @@ TEST_CASE("spmv checks the extents of x and y on every rank") {
   const std::size_t n = std::size_t(A.domain().local_size());
   kfuse_test::DeviceVector<double> x("x", n + (comm.rank() == 0 ? 1 : 0)), y("y", n);
   // Rank 0's message, on every rank.
-  const std::string want = "kfuse::spmv (y = A * x): x has " + std::to_string(A.domain().size_of(0) + 1) +
+  const std::string want = "kfuse::spmv (y = A * x): x has " +
+                           std::to_string(A.domain().size_of(0) + 1) +
                            " entries on this rank, but the columns of 'poisson2d' are 25 rows over";
-  CHECK_THROWS_WITH_AS(kfuse::detail::spmv(A, x, y), doctest::Contains(want.c_str()),
-                       kfuse::Error);
+  CHECK_THROWS_WITH_AS(kfuse::detail::spmv(A, x, y), doctest::Contains(want.c_str()), kfuse::Error);
   kfuse_test::DeviceVector<double> x_ok("x", n), y_bad("y", n + 2);
   CHECK_THROWS_WITH_AS(kfuse::detail::spmv(A, x_ok, y_bad), doctest::Contains("y has"),
                        kfuse::Error);

@@ -81,8 +81,9 @@ TEST_CASE("convection_diffusion2d: Laplacian plus first-order upwind convection"
     const double bx = 0.75, by = -2.0;
     const auto A = kfuse::convection_diffusion2d<double>(comm, nx, ny, bx, by);
     // Upwind: the neighbour the flow comes from gets -|b|; (i-1) for bx > 0, (j+1) for by < 0.
-    kfuse_test::check_same_entries(kfuse::detail::gather_triplets(A),
-                                   reference_2d(nx, ny, 4 + 0.75 + 2.0, -1 - 0.75, -1, -1, -1 - 2.0));
+    kfuse_test::check_same_entries(
+        kfuse::detail::gather_triplets(A),
+        reference_2d(nx, ny, 4 + 0.75 + 2.0, -1 - 0.75, -1, -1, -1 - 2.0));
     // Nonsymmetric, and rows away from the boundary sum to zero (constants are in the kernel).
     const auto all = kfuse::detail::gather_triplets(A);
     std::vector<double> row_sum(std::size_t(nx * ny), 0.0);
@@ -92,8 +93,9 @@ TEST_CASE("convection_diffusion2d: Laplacian plus first-order upwind convection"
   }
   SUBCASE("no convection is poisson2d") {
     const auto A = kfuse::convection_diffusion2d<double>(comm, nx, ny, 0.0, 0.0);
-    kfuse_test::check_same_entries(kfuse::detail::gather_triplets(A),
-                                   kfuse::detail::gather_triplets(kfuse::poisson2d<double>(comm, nx, ny)));
+    kfuse_test::check_same_entries(
+        kfuse::detail::gather_triplets(A),
+        kfuse::detail::gather_triplets(kfuse::poisson2d<double>(comm, nx, ny)));
   }
 }
 
@@ -111,9 +113,10 @@ TEST_CASE("generators: each rank builds its own rows; empty and degenerate grids
 
 TEST_CASE("generators: bad arguments throw on every rank") {
   const kfuse::Comm comm;
-  CHECK_THROWS_WITH_AS(kfuse::poisson2d<double>(comm, -3, 4),
-                       doctest::Contains("kfuse::poisson2d: grid extent -3 (dimension 0) is negative"),
-                       kfuse::Error);
+  CHECK_THROWS_WITH_AS(
+      kfuse::poisson2d<double>(comm, -3, 4),
+      doctest::Contains("kfuse::poisson2d: grid extent -3 (dimension 0) is negative"),
+      kfuse::Error);
   CHECK_THROWS_WITH_AS(kfuse::poisson3d<double>(comm, 1 << 30, 1 << 30, 1 << 30),
                        doctest::Contains("kfuse::poisson3d: the grid has more than 2^63 points"),
                        kfuse::Error);

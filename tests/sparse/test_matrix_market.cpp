@@ -78,10 +78,11 @@ TEST_CASE("the real matrices of shared/matrices") {
     const char* file;
     std::int64_t rows, nnz;  // as the README lists them
   };
-  const Case cases[] = {{"spd/1138_bus.mtx", 1138, 4054},       {"spd/Laplace3D10.mtx", 1000, 6400},
-                        {"spd/wathen_30_30.mtx", 2821, 42781},  {"spd/bcsstk13.mtx", 2003, 83883},
-                        {"spd/bcsstk25.mtx", 15439, 252241},    {"nonsym/BentPipe2D100.mtx", 10000, 49600},
-                        {"nonsym/orsirr_1.mtx", 1030, 6858}};
+  const Case cases[] = {
+      {"spd/1138_bus.mtx", 1138, 4054},      {"spd/Laplace3D10.mtx", 1000, 6400},
+      {"spd/wathen_30_30.mtx", 2821, 42781}, {"spd/bcsstk13.mtx", 2003, 83883},
+      {"spd/bcsstk25.mtx", 15439, 252241},   {"nonsym/BentPipe2D100.mtx", 10000, 49600},
+      {"nonsym/orsirr_1.mtx", 1030, 6858}};
   for (const Case& c : cases) {
     const std::string path = std::string(KFUSE_MATRICES_DIR) + "/" + c.file;
     INFO(path);
@@ -116,10 +117,11 @@ TEST_CASE("storage kinds: symmetric, skew-symmetric, pattern, integer; comments 
         Entries{{0, 0, 2.5}, {0, 1, -1.0}, {1, 0, -1.0}, {1, 2, 0.25}, {2, 1, 0.25}, {2, 2, 4.0}});
   }
   SUBCASE("skew-symmetric integer") {
-    write_file(comm, "skew.mtx", "%%MatrixMarket matrix coordinate integer skew-symmetric\n2 2 1\n2 1 7\n");
-    kfuse_test::check_same_entries(kfuse::detail::gather_triplets(
-                                       kfuse::read_matrix_market<double>(comm, "skew.mtx")),
-                                   Entries{{0, 1, -7.0}, {1, 0, 7.0}});
+    write_file(comm, "skew.mtx",
+               "%%MatrixMarket matrix coordinate integer skew-symmetric\n2 2 1\n2 1 7\n");
+    kfuse_test::check_same_entries(
+        kfuse::detail::gather_triplets(kfuse::read_matrix_market<double>(comm, "skew.mtx")),
+        Entries{{0, 1, -7.0}, {1, 0, 7.0}});
   }
   SUBCASE("pattern general, rectangular, duplicates summed") {
     write_file(comm, "pattern.mtx",
@@ -144,9 +146,10 @@ TEST_CASE("write_matrix_market then read_matrix_market gives the same matrix") {
   const auto B = kfuse::read_matrix_market<double>(comm, "written.mtx");
   kfuse_test::check_same_entries(kfuse::detail::gather_triplets(B),
                                  kfuse::detail::gather_triplets(A));  // exact: max_digits10
-  CHECK_THROWS_WITH_AS(kfuse::write_matrix_market("no/such/dir/x.mtx", A),
-                       doctest::Contains("kfuse::write_matrix_market: cannot write 'no/such/dir/x.mtx'"),
-                       kfuse::Error);
+  CHECK_THROWS_WITH_AS(
+      kfuse::write_matrix_market("no/such/dir/x.mtx", A),
+      doctest::Contains("kfuse::write_matrix_market: cannot write 'no/such/dir/x.mtx'"),
+      kfuse::Error);
 }
 
 TEST_CASE("malformed files throw on every rank, naming the file and the line") {
@@ -172,8 +175,10 @@ TEST_CASE("malformed files throw on every rank, naming the file and the line") {
       {"size_two_fields", banner + "% c\n3 3\n1 1 1\n", "3: malformed size line '3 3'"},
       {"size_not_a_number", banner + "3 x 1\n", "2: malformed size line '3 x 1'"},
       {"size_negative", banner + "3 -3 1\n", "2: malformed size line"},
-      {"fewer_entries", banner + "3 3 3\n1 1 1\n\n2 2 1\n", "6: the file ends after 2 of the 3 declared entries"},
-      {"more_entries", banner + "3 3 1\n1 1 1\n2 2 1\n", "4: more entries than the 1 the size line declares"},
+      {"fewer_entries", banner + "3 3 3\n1 1 1\n\n2 2 1\n",
+       "6: the file ends after 2 of the 3 declared entries"},
+      {"more_entries", banner + "3 3 1\n1 1 1\n2 2 1\n",
+       "4: more entries than the 1 the size line declares"},
       {"row_out_of_range", banner + "3 3 2\n1 1 1\n4 1 1\n", "4: row index 4 is outside [1, 3]"},
       {"column_zero", banner + "3 3 1\n1 0 1\n", "3: column index 0 is outside [1, 3]"},
       {"bad_index", banner + "3 3 1\n1.5 1 1\n", "3: cannot read the row index '1.5'"},
@@ -181,9 +186,11 @@ TEST_CASE("malformed files throw on every rank, naming the file and the line") {
       {"inf", banner + "3 3 2\n1 1 1\n2 2 -inf\n", "4: value '-inf' is not a finite number"},
       {"garbage_value", banner + "3 3 1\n1 1 1.2.3\n", "3: cannot read the value '1.2.3'"},
       {"overflow", banner + "3 3 1\n1 1 1e999\n", "3: value '1e999' is out of the range"},
-      {"integer_field_real_value", "%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 2.5\n",
+      {"integer_field_real_value",
+       "%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 2.5\n",
        "3: cannot read the integer value '2.5'"},
-      {"truncated_line", banner + "3 3 2\n1 1 1\n2 2", "4: expected 'row column value', found '2 2'"},
+      {"truncated_line", banner + "3 3 2\n1 1 1\n2 2",
+       "4: expected 'row column value', found '2 2'"},
       {"extra_field", banner + "3 3 1\n1 1 1 1\n", "3: expected 'row column value'"},
       {"symmetric_not_square", "%%MatrixMarket matrix coordinate real symmetric\n2 3 0\n",
        "2: a symmetric matrix must be square, not 2 x 3"},
@@ -214,6 +221,17 @@ TEST_CASE("parse_matrix_market is a pure function over a stream") {
   CHECK(data.row == std::vector<std::int64_t>{1, 0});
   CHECK(data.col == std::vector<std::int64_t>{2, 0});
   CHECK(data.value == std::vector<double>{1.5, -2.0});
+  // Values too small for the element type round as a cast would; too large is an error.
+  std::istringstream tiny(
+      "%%MatrixMarket matrix coordinate real general\n1 1 2\n1 1 1e-400\n1 1 1e-50\n");
+  const auto floats = kfuse::detail::parse_matrix_market<float>(tiny, "tiny");
+  CHECK(floats.value == std::vector<float>{0.0f, 0.0f});
+  std::istringstream large("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1e39\n");
+  CHECK_THROWS_WITH_AS(
+      kfuse::detail::parse_matrix_market<float>(large, "large"),
+      "kfuse::read_matrix_market: large:3: value '1e39' is out of the range of the "
+      "matrix's element type",
+      kfuse::Error);
   std::istringstream bad("%%MatrixMarket matrix coordinate real general\n2 3 1\n3 1 1\n");
   CHECK_THROWS_WITH_AS(kfuse::detail::parse_matrix_market<float>(bad, "text"),
                        "kfuse::read_matrix_market: text:3: row index 3 is outside [1, 2]",

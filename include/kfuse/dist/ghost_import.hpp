@@ -148,9 +148,10 @@ class GhostImport {
     }
 #endif
     if (num_sends() == 0) return;
-    Kokkos::parallel_for("kfuse:ghost-pack",
-                         Kokkos::RangePolicy<detail::ExecSpace, Kokkos::IndexType<int>>(0, num_sends()),
-                         detail::GhostPack<T>{x_owned, send_indices_, send_buffer_});
+    Kokkos::parallel_for(
+        "kfuse:ghost-pack",
+        Kokkos::RangePolicy<detail::ExecSpace, Kokkos::IndexType<int>>(0, num_sends()),
+        detail::GhostPack<T>{x_owned, send_indices_, send_buffer_});
     Kokkos::fence();  // the buffer is complete before MPI reads it
 #if KFUSE_ENABLE_MPI
     if constexpr (!host_accessible) Kokkos::deep_copy(host_send_, send_buffer_);

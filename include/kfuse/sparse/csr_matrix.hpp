@@ -69,7 +69,8 @@ class CsrMatrix {
   using offset_type = std::size_t;
   using ordinal_type = int;
   using device_type = Kokkos::Device<detail::ExecSpace, detail::MemSpace>;
-  using local_matrix_type = KokkosSparse::CrsMatrix<T, ordinal_type, device_type, void, offset_type>;
+  using local_matrix_type =
+      KokkosSparse::CrsMatrix<T, ordinal_type, device_type, void, offset_type>;
   using vector_view = Kokkos::View<T*, Kokkos::LayoutRight, detail::MemSpace>;
   using const_vector_view = Kokkos::View<const T*, Kokkos::LayoutRight, detail::MemSpace>;
   using offset_view = Kokkos::View<const offset_type*, Kokkos::LayoutRight, detail::MemSpace>;
@@ -125,7 +126,10 @@ class CsrMatrix {
     GhostImport<T> import;
     vector_view columns, ghost_values;
     State(const RowMap& r, const RowMap& d, std::string l, std::vector<index_t> ghosts)
-        : range(r), domain(d), label(std::move(l)), ghost_columns(std::move(ghosts)),
+        : range(r),
+          domain(d),
+          label(std::move(l)),
+          ghost_columns(std::move(ghosts)),
           import(d, ghost_columns) {}
   };
   explicit CsrMatrix(std::shared_ptr<State> state) : state_(std::move(state)) {}
@@ -173,11 +177,10 @@ CsrMatrix<T> assemble_csr(const RowMap& range, const RowMap& domain,
   const index_t n_columns = n_owned + static_cast<index_t>(ghosts.size());
   std::string error;
   if (n_rows > INT_MAX || n_columns > INT_MAX)
-    error = detail::error_message("kfuse::CsrMatrix '", label, "': the local block of rank ",
-                                  range.comm().rank(), " has ", n_rows, " rows and ", n_columns,
-                                  " columns (", n_owned, " owned + ", ghosts.size(),
-                                  " ghosts); local indices are 32-bit (at most ", INT_MAX,
-                                  "): use more ranks");
+    error = detail::error_message(
+        "kfuse::CsrMatrix '", label, "': the local block of rank ", range.comm().rank(), " has ",
+        n_rows, " rows and ", n_columns, " columns (", n_owned, " owned + ", ghosts.size(),
+        " ghosts); local indices are 32-bit (at most ", INT_MAX, "): use more ranks");
   range.comm().agree_or_throw(error);
 
   const index_t first_row = range.local_begin(), first_col = domain.local_begin();
@@ -186,10 +189,10 @@ CsrMatrix<T> assemble_csr(const RowMap& range, const RowMap& domain,
   for (std::size_t k = 0; k < nnz; ++k) {
     const Triplet<T>& e = entries[k];
     ++row_ptr[static_cast<std::size_t>(e.row - first_row) + 1];
-    const index_t c = domain.owns(e.col)
-                          ? e.col - first_col
-                          : n_owned + (std::lower_bound(ghosts.begin(), ghosts.end(), e.col) -
-                                       ghosts.begin());
+    const index_t c =
+        domain.owns(e.col)
+            ? e.col - first_col
+            : n_owned + (std::lower_bound(ghosts.begin(), ghosts.end(), e.col) - ghosts.begin());
     local[k] = {static_cast<int>(c), e.value};
   }
   for (std::size_t r = 0; r < static_cast<std::size_t>(n_rows); ++r) row_ptr[r + 1] += row_ptr[r];
@@ -207,7 +210,8 @@ CsrMatrix<T> assemble_csr(const RowMap& range, const RowMap& domain,
     }
   }
   std::vector<int> interior, boundary;
-  for (int r = 0; r < static_cast<int>(n_rows); ++r) (has_ghost[r] ? boundary : interior).push_back(r);
+  for (int r = 0; r < static_cast<int>(n_rows); ++r)
+    (has_ghost[r] ? boundary : interior).push_back(r);
 
   using Matrix = CsrMatrix<T>;
   auto state = std::make_shared<typename Matrix::State>(range, domain, label, std::move(ghosts));
@@ -221,8 +225,7 @@ CsrMatrix<T> assemble_csr(const RowMap& range, const RowMap& domain,
   state->interior_rows = to_device<Rows>(label + ":interior_rows", interior);
   state->boundary_rows = to_device<Rows>(label + ":boundary_rows", boundary);
   state->columns = typename Matrix::vector_view(label + ":columns", n_columns);
-  state->ghost_values =
-      Kokkos::subview(state->columns, Kokkos::make_pair(n_owned, n_columns));
+  state->ghost_values = Kokkos::subview(state->columns, Kokkos::make_pair(n_owned, n_columns));
   return Matrix(std::move(state));
 }
 
@@ -327,7 +330,8 @@ std::vector<Triplet<T>> gather_triplets(const CsrMatrix<T>& A, int root = -1) {
   for (int& c : counts) c *= 2;
   indices = all_to_all(comm, indices, counts, received);
   std::vector<Triplet<T>> all(values.size());
-  for (std::size_t k = 0; k < all.size(); ++k) all[k] = {indices[2 * k], indices[2 * k + 1], values[k]};
+  for (std::size_t k = 0; k < all.size(); ++k)
+    all[k] = {indices[2 * k], indices[2 * k + 1], values[k]};
   return all;  // rank blocks in rank order: already sorted
 }
 
@@ -340,8 +344,9 @@ void spmv(const CsrMatrix<T>& A, const typename CsrMatrix<T>::const_vector_view&
   constexpr const char* api = "kfuse::spmv (y = A * x)";
   std::string error;
   if (static_cast<index_t>(x.extent(0)) != A.domain().local_size())
-    error = error_message(api, ": x has ", x.extent(0), " entries on this rank, but the columns of '",
-                          A.label(), "' are ", A.domain().describe());
+    error =
+        error_message(api, ": x has ", x.extent(0), " entries on this rank, but the columns of '",
+                      A.label(), "' are ", A.domain().describe());
   else if (static_cast<index_t>(y.extent(0)) != A.range().local_size())
     error = error_message(api, ": y has ", y.extent(0), " entries on this rank, but the rows of '",
                           A.label(), "' are ", A.range().describe());

@@ -130,9 +130,11 @@ class MatrixMarketParser {
     if (tokens_.size() != 5) fail("malformed banner ", quote(line_), "; expected ", banner_example);
     const std::string object = lower(tokens_[1]), format = lower(tokens_[2]);
     const std::string field = lower(tokens_[3]), symmetry = lower(tokens_[4]);
-    if (object != "matrix") fail("object ", quote(tokens_[1]), " is not supported; expected 'matrix'");
+    if (object != "matrix")
+      fail("object ", quote(tokens_[1]), " is not supported; expected 'matrix'");
     if (format == "array") fail("dense 'array' files are not supported; expected 'coordinate'");
-    if (format != "coordinate") fail("unknown format ", quote(tokens_[2]), "; expected 'coordinate'");
+    if (format != "coordinate")
+      fail("unknown format ", quote(tokens_[2]), "; expected 'coordinate'");
     if (field == "real" || field == "double") {
       field_ = Field::real;
     } else if (field == "integer") {
@@ -188,12 +190,20 @@ class MatrixMarketParser {
     } else {
       std::string_view digits = text;  // from_chars takes no '+'
       if (digits.size() > 1 && digits[0] == '+' && digits[1] != '-') digits.remove_prefix(1);
+      const char* last = digits.data() + digits.size();
       T v{};
-      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-      if (ec == std::errc::result_out_of_range)
-        fail("value ", quote(text), " is out of the range of the matrix's element type");
-      if (ec != std::errc() || end != digits.data() + digits.size())
+      const auto [end, ec] = std::from_chars(digits.data(), last, v);
+      if ((ec != std::errc() && ec != std::errc::result_out_of_range) || end != last)
         fail("cannot read the value ", quote(text));
+      if (ec == std::errc::result_out_of_range) {
+        // Too small for T: what a cast gives (0 or subnormal). Too large: an error.
+        long double wide = 0;
+        const auto wider = std::from_chars(digits.data(), last, wide);
+        if (wider.ec != std::errc() ||
+            std::fabs(wide) > static_cast<long double>(std::numeric_limits<T>::max()))
+          fail("value ", quote(text), " is out of the range of the matrix's element type");
+        v = static_cast<T>(wide);
+      }
       if (!std::isfinite(v)) fail("value ", quote(text), " is not a finite number");
       return v;
     }
