@@ -591,7 +591,12 @@ std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::explain
       std::string exchanged;
       hana::for_each(hana::to_tuple(group.offsets),
                      [&](auto i) { exchanged += (exchanged.empty() ? "" : ", ") + name_of(i); });
-      if (!exchanged.empty())
+      if (!exchanged.empty() && G::domain == detail::domain::row_map)
+        out << "  import the ghost values of " << exchanged
+            << " (when stale); overlapped: rows without ghost columns run while they fly, then "
+               "the other rows (\"" << labels_[g] << ":boundary\"); the matrix adds its values "
+               "and 32-bit column indices per nonzero\n";
+      else if (!exchanged.empty())
         out << "  exchange halos of " << exchanged << " (when stale)"
             << (overlapped(g) ? "; overlapped: interior points run while messages fly, then the "
                                 "boundary strips (\"" + labels_[g] + ":boundary\")"

@@ -107,7 +107,9 @@ constexpr bool overlaps(const A& a, const B& b) {
 /// Fusion rules 1-4 (Fused policy).
 template <class G, class Info>
 constexpr bool joins() {
-  if constexpr (!G::kernel || !Info::kernel) {
+  if constexpr (!G::kernel && !Info::kernel) {
+    return true;  // consecutive scalar-only statements: one host group
+  } else if constexpr (!G::kernel || !Info::kernel) {
     return false;
   } else {
     constexpr bool same_domain = domain::compatible(G::domain, Info::domain);
@@ -131,7 +133,7 @@ struct GroupStep {
       using Last = std::decay_t<decltype(hana::back(groups))>;
       if constexpr (std::is_same_v<Policy, Fused> && joins<Last, Info>()) {
         const Last last = hana::back(groups);
-        auto merged = make_group<true, domain::combine(Last::domain, Info::domain),
+        auto merged = make_group<Last::kernel, domain::combine(Last::domain, Info::domain),
                                  Last::reductions + Info::reductions>(
             hana::append(last.members, i), hana::union_(last.writes, Info::writes),
             hana::union_(last.offsets, Info::offset),
