@@ -1,15 +1,4 @@
 # Krylov solvers against PETSc (Debian libpetsc-real-dev through pkg-config), in MPI builds.
-if(NOT KFUSE_MATRICES_DIR)
-  foreach(_kfuse_dir "${PROJECT_SOURCE_DIR}/../shared/matrices" "${PROJECT_SOURCE_DIR}/shared/matrices")
-    if(EXISTS "${_kfuse_dir}/spd/1138_bus.mtx")
-      get_filename_component(_kfuse_dir "${_kfuse_dir}" ABSOLUTE)
-      set(KFUSE_MATRICES_DIR "${_kfuse_dir}" CACHE PATH "Real Matrix Market matrices for the sparse tests")
-      break()
-    endif()
-  endforeach()
-  unset(_kfuse_dir)
-endif()
-
 if(TARGET PkgConfig::PETSC)
   kfuse_add_test(NAME solvers.solvers SOURCES solvers/test_solvers.cpp support/main.cpp
                  RANKS 1 2 4 LABELS solvers LIBRARIES PkgConfig::PETSC TIMEOUT 600)
