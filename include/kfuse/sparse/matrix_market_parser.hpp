@@ -183,9 +183,11 @@ class MatrixMarketParser {
     if (field_ == Field::integer || std::is_integral_v<T>) {
       index_t v = 0;
       if (!parse_integer(text, v)) fail("cannot read the integer value ", quote(text));
-      if (std::is_integral_v<T> && (v < index_t(std::numeric_limits<T>::lowest()) ||
-                                    v > index_t(std::numeric_limits<T>::max())))
-        fail("value ", v, " does not fit the matrix's element type");
+      if constexpr (std::is_integral_v<T>) {  // fits when it survives the round trip
+        const T t = static_cast<T>(v);
+        if (static_cast<index_t>(t) != v || (v < 0 && !std::is_signed_v<T>))
+          fail("value ", v, " does not fit the matrix's element type");
+      }
       return static_cast<T>(v);
     } else {
       std::string_view digits = text;  // from_chars takes no '+'
