@@ -6,21 +6,12 @@ kfuse_add_test(NAME sparse.generators SOURCES sparse/test_generators.cpp support
 kfuse_add_test(NAME sparse.matrix_market SOURCES sparse/test_matrix_market.cpp support/main.cpp
                RANKS 1 2 4 LABELS sparse)
 
-# The real matrices (shared/matrices: beside the checkout, or inside it on the device
-# machines). Without them the test of real matrices is left out, and configuring says so.
-if(NOT KFUSE_MATRICES_DIR)
-  foreach(_kfuse_dir "${PROJECT_SOURCE_DIR}/../shared/matrices" "${PROJECT_SOURCE_DIR}/shared/matrices")
-    if(EXISTS "${_kfuse_dir}/spd/1138_bus.mtx")
-      get_filename_component(_kfuse_dir "${_kfuse_dir}" ABSOLUTE)
-      set(KFUSE_MATRICES_DIR "${_kfuse_dir}" CACHE PATH "Real Matrix Market matrices for the sparse tests")
-      break()
-    endif()
-  endforeach()
-endif()
+# The real matrices (KFUSE_MATRICES_DIR, found by tests/CMakeLists.txt): without them the
+# test of real matrices is left out.
 if(KFUSE_MATRICES_DIR)
-  target_compile_definitions(test_sparse_matrix_market PRIVATE KFUSE_MATRICES_DIR="${KFUSE_MATRICES_DIR}")
+  target_compile_definitions(test_sparse_matrix_market PRIVATE
+                             KFUSE_MATRICES_DIR="${KFUSE_MATRICES_DIR}")
 else()
   message(STATUS "kfuse: shared/matrices not found (set KFUSE_MATRICES_DIR); "
                  "sparse.matrix_market runs without the real matrices")
 endif()
-unset(_kfuse_dir)
