@@ -30,6 +30,9 @@ struct Setup {
   Comm comm;
   std::int64_t size = 0;  ///< the workload's size knob: N (1-D) or n for an n x n grid
   int nit = 50;           ///< inner iterations (cfd: pressure-Poisson sweeps per step)
+  /// Iterations per timed repetition (steps between two reset() calls). Solvers
+  /// run a Krylov solve of exactly this many iterations per repetition.
+  int iterations = 10;
 };
 
 /// Per-iteration figures a variant declares from its plan (kfuse: the

@@ -97,8 +97,9 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
   const auto chosen = selected_workloads(options);
   for (std::size_t w = 0; w < chosen.size(); ++w) {
     const Workload& workload = chosen[w];
-    Setup setup{comm, options.size > 0 ? options.size : workload.default_size, options.nit};
     const int iterations = options.iterations > 0 ? options.iterations : workload.default_iterations;
+    Setup setup{comm, options.size > 0 ? options.size : workload.default_size, options.nit,
+                iterations};
     const int reps = std::max(1, options.repetitions);
     const std::string label = workload.size_label(setup);
     const std::string left =
