@@ -8,4 +8,5 @@
 #include "kfuse/expr.hpp"
 #include "kfuse/plan.hpp"
 #include "kfuse/exec.hpp"
+#include "kfuse/io.hpp"
 #include "kfuse/solvers.hpp"

@@ -1,0 +1,113 @@
+// Collective errors: a mistake that only one rank makes must end in
+// kfuse::Error on every rank (agreed before any rank throws), never in a hang
+// (ctest's short timeout turns a hang into a failure). Each case has the last
+// rank differ, asserts that this rank caught the error, and then that every
+// rank did.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+
+#include <kfuse/kfuse.hpp>
+
+namespace {
+
+/// f() must throw kfuse::Error whose message contains `part`, on every rank.
+template <class F>
+void check_error_everywhere(const F& f, const std::string& part) {
+  const kfuse::Comm comm;
+  std::string message;
+  try {
+    f();
+  } catch (const kfuse::Error& e) {
+    message = e.what();
+  }
+  INFO("rank " << comm.rank() << ": " << message);
+  CHECK(message.find(part) != std::string::npos);
+  const int everywhere = comm.allreduce(message.empty() ? 0 : 1, kfuse::ReduceOp::min);
+  CHECK(everywhere == 1);
+}
+
+bool odd_one_out() {
+  const kfuse::Comm comm;
+  return comm.rank() == comm.size() - 1;
+}
+
+}  // namespace
+
+TEST_CASE("one rank passes another extent to Grid") {
+  const kfuse::Comm comm;
+  if (comm.size() < 2) return;  // nothing to disagree with
+  const std::int64_t ny = odd_one_out() ? 13 : 12;
+  check_error_everywhere(
+      [&] {
+        kfuse::Grid<2> grid(comm, {10, ny});
+      },
+      "kfuse::Grid: ranks passed different extents in dimension 1 (12 and 13)");
+}
+
+TEST_CASE("one rank passes other grid options") {
+  const kfuse::Comm comm;
+  if (comm.size() < 2) return;
+  kfuse::GridOptions<3> options{1, {false, odd_one_out(), false}};
+  check_error_everywhere(
+      [&] {
+        kfuse::Grid<3> grid(comm, {8, 8, 8}, options);
+      },
+      "kfuse::Grid: ranks passed different periodic flags");
+}
+
+TEST_CASE("one rank names another checkpoint file") {
+  const kfuse::Comm comm;
+  if (comm.size() < 2) return;
+  kfuse::Grid<2> grid(comm, {9, 9});
+  kfuse::Array<double, 2> u(grid, "u");
+  u.fill(2.0);
+  kfuse::save_checkpoint("shared.ckpt", u);
+  const std::string path = odd_one_out() ? "elsewhere.ckpt" : "shared.ckpt";
+  check_error_everywhere([&] { kfuse::save_checkpoint(path, u); },
+                         "kfuse::save_checkpoint: rank " + std::to_string(comm.size() - 1) +
+                             " passed 'elsewhere.ckpt' but rank 0 passed 'shared.ckpt'");
+  check_error_everywhere([&] { kfuse::load_checkpoint(path, u); },
+                         "kfuse::load_checkpoint: rank " + std::to_string(comm.size() - 1) +
+                             " passed 'elsewhere.ckpt'");
+}
+
+TEST_CASE("one rank loads into an array of another label") {
+  const kfuse::Comm comm;
+  if (comm.size() < 2) return;
+  kfuse::Grid<2> grid(comm, {9, 9});
+  kfuse::Array<double, 2> u(grid, "u"), other(grid, odd_one_out() ? "v" : "u");
+  u.fill(2.0);
+  kfuse::save_checkpoint("labels.ckpt", u);
+  other.fill(1.0);
+  check_error_everywhere([&] { kfuse::load_checkpoint("labels.ckpt", other); },
+                         "array 0 of 'labels.ckpt' is 'u' but the array given is 'v'");
+  CHECK(other.gather() == std::vector<double>(81, 1.0));  // unchanged on every rank
+}
+
+TEST_CASE("one rank writes VTK output of arrays on two grids") {
+  const kfuse::Comm comm;
+  if (comm.size() < 2) return;
+  kfuse::Grid<2> grid(comm, {8, 8}), other(comm, {8, 9});
+  kfuse::Array<double, 2> u(grid, "u"), v(grid, "v"), w(other, "w");
+  check_error_everywhere([&] { kfuse::write_vtk("vtk/u", u, odd_one_out() ? w : v); },
+                         "kfuse::write_vtk: array 'w' lives on grid 8x9");
+}
+
+// Disabled until the bind-time checks of kfuse::fuse agree collectively: today
+// Program::make_binding (include/kfuse/exec/program.hpp) throws on the rank
+// that sees the mismatch only, while the other ranks run the program and wait
+// for that rank in the halo exchange. Remove skip() once it agrees.
+TEST_CASE("one rank binds a program to an array of another grid" * doctest::skip()) {
+  const kfuse::Comm comm;
+  if (comm.size() < 2) return;
+  kfuse::Grid<2> grid(comm, {8, 8}), other(comm, {8, 9});
+  kfuse::Array<double, 2> u(grid, "u"), v(grid, "v"), w(other, "w");
+  u.mark_halo_stale();
+  auto step = kfuse::fuse(u, v, [](auto u, auto v) {
+    return kfuse::seq(kfuse::assign(v, kfuse::shift<1, 0>(u) + kfuse::shift<-1, 0>(u)));
+  });
+  check_error_everywhere([&] { step(u, odd_one_out() ? w : v); },
+                         "kfuse::fuse: parameters 0 ('u', grid 8x8");
+}
