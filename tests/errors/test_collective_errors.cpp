@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include <kfuse/kfuse.hpp>
@@ -110,4 +111,29 @@ TEST_CASE("one rank binds a program to an array of another grid" * doctest::skip
   });
   check_error_everywhere([&] { step(u, odd_one_out() ? w : v); },
                          "kfuse::fuse: parameters 0 ('u', grid 8x8");
+}
+
+TEST_CASE("a checkpoint file that one rank cannot see") {
+  const kfuse::Comm comm;
+  if (comm.size() < 2) return;
+  kfuse::Grid<2> grid(comm, {9, 9});
+  kfuse::Array<double, 2> u(grid, "u");
+  u.fill(2.0);
+  kfuse::save_checkpoint("seen.ckpt", u);
+  // The same relative path, from another working directory on the last rank.
+  const auto home = std::filesystem::current_path();
+  if (odd_one_out()) {
+    std::filesystem::create_directories("elsewhere");
+    std::filesystem::current_path("elsewhere");
+  }
+  u.fill(1.0);
+  check_error_everywhere([&] { kfuse::load_checkpoint("seen.ckpt", u); },
+                         "kfuse::load_checkpoint: ");
+  CHECK(u.gather() == std::vector<double>(81, 1.0));
+  // A save that one rank cannot write leaves the old checkpoint as it was.
+  check_error_everywhere([&] { kfuse::save_checkpoint("seen.ckpt", u); },
+                         "kfuse::save_checkpoint: cannot create 'seen.ckpt.tmp.");
+  std::filesystem::current_path(home);
+  kfuse::load_checkpoint("seen.ckpt", u);
+  CHECK(u.gather() == std::vector<double>(81, 2.0));
 }

@@ -223,20 +223,34 @@ inline std::string read_checkpoint_header(const std::string& path, std::string& 
 class CheckpointFile {
  public:
   CheckpointFile(const Comm& comm, const std::string& path, bool write) : path_(path) {
+    const char* what = write ? "create" : "open";
 #if KFUSE_ENABLE_MPI
-    const int mode = write ? MPI_MODE_WRONLY | MPI_MODE_CREATE : MPI_MODE_RDONLY;
-    const int rc = MPI_File_open(comm.native(), path.c_str(), mode, MPI_INFO_NULL, &file_);
-    if (rc != MPI_SUCCESS) {
-      file_ = MPI_FILE_NULL;
-      fail(rc, write ? "create" : "open");
+    // Every rank first opens the file with the C++ library (rank 0 creating
+    // it), and MPI_File_open follows only where all could: Open MPI's OMPIO
+    // waits forever in a collective open that fails on some ranks only.
+    if (write && comm.rank() == 0 && !std::ofstream(path, std::ios::binary | std::ios::trunc))
+      fail(what);
+    if (everywhere(comm) &&
+        !std::fstream(path, write ? std::ios::in | std::ios::out | std::ios::binary
+                                  : std::ios::in | std::ios::binary))
+      fail(what);
+    if (everywhere(comm)) {
+      const int mode = write ? MPI_MODE_WRONLY : MPI_MODE_RDONLY;
+      const int rc = MPI_File_open(comm.native(), path.c_str(), mode, MPI_INFO_NULL, &file_);
+      if (rc != MPI_SUCCESS) {
+        file_ = MPI_FILE_NULL;
+        fail(rc, what);
+      }
     }
 #else
     stream_.open(path, write ? std::ios::out | std::ios::binary | std::ios::trunc
                              : std::ios::in | std::ios::binary);
-    if (!stream_) fail(write ? "create" : "open");
+    if (!stream_) fail(what);
 #endif
-    ok_ = comm.allreduce(error_.empty() ? 1 : 0, ReduceOp::min) == 1;
-    if (!ok_ && error_.empty()) error_ = error_message("another rank could not open '", path, "'");
+    // Where another rank failed, the operations below do nothing and that
+    // rank's error is the one the caller agrees on. A handle open on some
+    // ranks only stays open: closing is collective.
+    ok_ = everywhere(comm);
   }
   CheckpointFile(const CheckpointFile&) = delete;
   CheckpointFile& operator=(const CheckpointFile&) = delete;
@@ -323,8 +337,15 @@ class CheckpointFile {
   }
 
  private:
+  /// Collective: whether no rank has recorded an error so far.
+  bool everywhere(const Comm& comm) const {
+    return comm.allreduce(error_.empty() ? 1 : 0, ReduceOp::min) == 1;
+  }
   void record(std::string message) {
     if (error_.empty()) error_ = std::move(message);
+  }
+  void fail(const char* what) {
+    record(error_message("cannot ", what, " '", path_, "': ", std::strerror(errno)));
   }
 #if KFUSE_ENABLE_MPI
   void fail(int rc, const char* what) {
@@ -335,9 +356,6 @@ class CheckpointFile {
   }
   MPI_File file_ = MPI_FILE_NULL;
 #else
-  void fail(const char* what) {
-    record(error_message("cannot ", what, " '", path_, "': ", std::strerror(errno)));
-  }
   std::fstream stream_;
 #endif
   std::string path_;
