@@ -102,6 +102,16 @@ TEST_CASE("counted kernel launches per run equal kernel_count") {
   CHECK(count(per) == decltype(per)::kernel_count);
   CHECK(count(unfused) == decltype(unfused)::kernel_count);
   CHECK(decltype(unfused)::kernel_count > decltype(fused)::kernel_count);
+
+  // Rebinding keeps the memory temporaries (allocated once, at fuse()): a
+  // rebound run launches nothing more than a plain run.
+  counter.reset();
+  unfused();
+  const kfuse::KernelCounts plain = counter.counts();
+  counter.reset();
+  unfused(u, v, res);
+  CHECK(counter.counts().other == plain.other);
+  CHECK(counter.counts().compute == plain.compute);
 }
 
 TEST_CASE("overlapped exchange: same values, interior then :boundary launches") {

@@ -4,11 +4,12 @@
 // row map, not a grid, so fusion rule 1 keeps vector and grid statements in
 // separate kernels. A handle: copies share storage.
 //
-// Instead of a halo, a vector keeps the ghost values a matrix product needs
-// (entries owned by other ranks), filled by the matrix's import plan and
-// valid until the vector is written again.
+// Instead of a halo, a vector keeps the ghost values matrix products need
+// (entries owned by other ranks): one buffer per matrix, filled by its import
+// plan and valid until the vector is written again (or the matrix dies).
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -92,44 +93,63 @@ class Vector {
   // Ghost state, maintained by the runtime: a write makes the ghosts stale;
   // a matrix's import refreshes them for that matrix. The names match
   // Array's halo state, so programs treat both alike.
-  bool halo_stale() const { return state_->ghosts_stale; }
-  void mark_halo_stale() const { state_->ghosts_stale = true; }
-  /// Whether the ghost buffer holds current values for the import plan `plan`.
-  bool ghosts_fresh_for(const void* plan) const {
-    return !state_->ghosts_stale && state_->ghost_plan == plan;
+  bool halo_stale() const {
+    for (const GhostBuffer& g : state_->ghosts)
+      if (!g.fresh) return true;
+    return state_->ghosts.empty();
   }
-  /// The ghost buffer for import plan `plan` (`count` entries); call
-  /// mark_ghosts_fresh(plan) once the import has filled it.
-  const view_type& ghost_buffer(const void* plan, index_t count) const {
-    State& s = *state_;
-    if (s.ghost_plan != plan || index_t(s.ghosts.extent(0)) != count) {
-      if (index_t(s.ghosts.extent(0)) != count)
-        s.ghosts = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, s.label + ".ghosts"),
-                             static_cast<std::size_t>(count));
-      s.ghost_plan = plan;
-      s.ghosts_stale = true;
+  void mark_halo_stale() const {
+    for (GhostBuffer& g : state_->ghosts) g.fresh = false;
+  }
+  /// Whether the ghost buffer for `matrix` (a CsrMatrix's storage()) holds current values.
+  bool ghosts_fresh_for(const void* matrix) const {
+    const GhostBuffer* g = find(matrix);
+    return g != nullptr && g->fresh;
+  }
+  /// The ghost buffer for `matrix` (`count` entries), made on first use;
+  /// call mark_ghosts_fresh(matrix) once its import has filled it.
+  view_type ghost_buffer(const std::shared_ptr<const void>& matrix, index_t count) const {
+    GhostBuffer* g = find(matrix.get());
+    if (g == nullptr || index_t(g->values.extent(0)) != count) {
+      view_type values(Kokkos::view_alloc(Kokkos::WithoutInitializing, label() + ".ghosts"),
+                       static_cast<std::size_t>(count));
+      auto& all = state_->ghosts;
+      all.erase(std::remove_if(all.begin(), all.end(),
+                               [](const GhostBuffer& b) { return b.matrix.expired(); }),
+                all.end());
+      if (g != nullptr) *g = GhostBuffer{matrix, values, false};
+      else all.push_back(GhostBuffer{matrix, values, false});
+      return values;
     }
-    return s.ghosts;
+    return g->values;
   }
-  void mark_ghosts_fresh(const void* plan) const {
-    state_->ghost_plan = plan;
-    state_->ghosts_stale = false;
+  void mark_ghosts_fresh(const void* matrix) const {
+    if (GhostBuffer* g = find(matrix)) g->fresh = true;
   }
 
   bool same_storage(const Vector& other) const { return state_ == other.state_; }
   const void* storage_id() const { return state_.get(); }
 
  private:
+  /// Entries of other ranks that one matrix's products read.
+  struct GhostBuffer {
+    std::weak_ptr<const void> matrix;  // whose import plan fills it; a dead one never matches
+    view_type values;
+    bool fresh;
+  };
   struct State {
     RowMap map;
     std::string label;
     view_type view;
-    view_type ghosts;               // entries of other ranks a matrix product reads
-    const void* ghost_plan = nullptr;  // the import plan that filled `ghosts`
-    bool ghosts_stale = true;
+    std::vector<GhostBuffer> ghosts;  // one per matrix this vector was multiplied by
     State(const RowMap& m, std::string l)
         : map(m), label(std::move(l)), view(label, static_cast<std::size_t>(m.local_size())) {}
   };
+  GhostBuffer* find(const void* matrix) const {
+    for (GhostBuffer& g : state_->ghosts)
+      if (!g.matrix.expired() && g.matrix.lock().get() == matrix) return &g;
+    return nullptr;
+  }
 
   std::vector<T> gather_impl(int root) const {
     const Comm& comm = row_map().comm();

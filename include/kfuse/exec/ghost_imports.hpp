@@ -31,16 +31,17 @@ class GhostImports {
   void add(const char* api, const CsrMatrix<T>& A, const Vector<T>& x, const RowMap* rows) {
     check(api, A, x, rows);
     GhostImport<T>* plan = &A.import_plan();
-    const auto ghosts = x.ghost_buffer(plan, A.num_ghosts());
-    if (x.ghosts_fresh_for(plan)) return;
-    const void* key[2] = {plan, x.storage_id()};
+    const void* matrix = A.storage_id();
+    const auto ghosts = x.ghost_buffer(A.storage(), A.num_ghosts());
+    if (x.ghosts_fresh_for(matrix)) return;
+    const void* key[2] = {matrix, x.storage_id()};
     for (const Pending& p : pending_)
       if (p.key[0] == key[0] && p.key[1] == key[1]) return;
     pending_.push_back(Pending{{key[0], key[1]},
                                [plan, x, ghosts] { plan->start(x.view(), ghosts); },
-                               [plan, x] {
+                               [plan, x, matrix] {
                                  plan->finish();
-                                 x.mark_ghosts_fresh(plan);
+                                 x.mark_ghosts_fresh(matrix);
                                },
                                A.interior_rows(),
                                A.boundary_rows()});

@@ -111,7 +111,7 @@ auto lower(const SparseProduct<M, X>& p, const Ctx& ctx) {
   return SparseRowRead<T, typename Matrix::offset_type>{
       {},        A.row_ptr(),
       A.col_idx(), A.values(),
-      x.view(),  x.ghost_buffer(&A.import_plan(), A.num_ghosts()),
+      x.view(),  x.ghost_buffer(A.storage(), A.num_ghosts()),
       static_cast<int>(A.domain().local_size())};
 }
 

@@ -182,8 +182,7 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
 
   Program(const Statements& statements, const ArgTuple& args)
       : statements_(statements) {
-    binding_.emplace(make_binding(args, std::index_sequence_for<Args...>{}));
-    labels_ = make_labels();
+    bind(args);
   }
 
   /// Runs the program on the current binding; returns when done.
@@ -191,6 +190,7 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
     Kokkos::Profiling::pushRegion("kfuse:program");
     boost::hana::for_each(boost::hana::make_range(boost::hana::int_c<0>, boost::hana::int_c<plan::group_count>),
                           [&](auto g) { run_group<g>(boost::hana::at(plan::groups, g), labels_[g]); });
+    detail::ExecSpace().fence();  // on a device, the last kernel may still run otherwise
     Kokkos::Profiling::popRegion();
   }
 
@@ -210,10 +210,7 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
                   "kfuse::Program(args...): pass the arguments given to kfuse::fuse (without the "
                   "lambda), in order; temporaries may be left out");
     const auto given = std::forward_as_tuple(args...);
-    ArgTuple full = expand<all>(given, std::index_sequence_for<Args...>{});
-    // emplace, not assignment: Array::operator= copies values, a rebind swaps handles.
-    binding_.emplace(make_binding(full, std::index_sequence_for<Args...>{}));
-    labels_ = make_labels();
+    bind(expand<all>(given, std::index_sequence_for<Args...>{}));
   }
 
   std::string explain() const;
@@ -271,6 +268,49 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
 
   template <std::size_t... I>
   Binding make_binding(const ArgTuple& args, std::index_sequence<I...>) const;
+
+  /// Checks and installs a binding. A check failing on any rank throws on
+  /// every rank (collectively agreed), and the binding stays as it was.
+  void bind(const ArgTuple& args) {
+    std::optional<Binding> binding;
+    std::string error;
+    try {
+      binding.emplace(make_binding(args, std::index_sequence_for<Args...>{}));
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    if (const auto comm = comm_of(args)) comm->agree_or_throw(error);
+    else if (!error.empty()) throw Error(error);
+    // emplace, not assignment: Array::operator= copies values, a rebind swaps handles.
+    binding_.emplace(std::move(*binding));
+    labels_ = make_labels();
+  }
+
+  /// The communicator of the first distributed argument, if any.
+  static std::optional<Comm> comm_of(const ArgTuple& args) {
+    std::optional<Comm> comm;
+    detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>, detail::hana::int_c<int(sizeof...(Args))>), [&](auto i) {
+      using A = std::tuple_element_t<i, ArgTuple>;
+      if constexpr (detail::is_matrix_operand<A>::value)
+        if (!comm) comm = std::get<i>(args).range().comm();
+      if constexpr (detail::is_space_handle<A>::value)
+        if (!comm) comm = detail::space_of(std::get<i>(args)).comm();
+    });
+    return comm;
+  }
+
+  /// Whether every array argument lives where the current binding's does, so
+  /// memory temporaries can be kept (allocated once, at fuse()).
+  bool same_spaces(const ArgTuple& args) const {
+    if (!binding_) return false;
+    bool same = true;
+    detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>, detail::hana::int_c<int(sizeof...(Args))>), [&](auto i) {
+      using A = std::tuple_element_t<i, ArgTuple>;
+      if constexpr (detail::is_space_handle<A>::value)
+        same = same && detail::space_of(std::get<i>(args)) == detail::space_of(std::get<i>(*binding_));
+    });
+    return same;
+  }
 
   template <int I>
   const auto& array() const {
@@ -403,10 +443,11 @@ template <class Policy, class Statements, class... Args, int UserCount>
 template <std::size_t... I>
 auto Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_binding(
     const ArgTuple& args, std::index_sequence<I...>) const -> Binding {
+  const bool keep_temporaries = same_spaces(args);
   auto slot = [&](auto i) {
     using S = std::tuple_element_t<i, Binding>;
     if constexpr (detail::is_temporary_tag<std::tuple_element_t<i, ArgTuple>>::value)
-      return S{};
+      return keep_temporaries ? S(std::get<i>(*binding_)) : S{};
     else
       return S(std::get<i>(args));
   };
@@ -584,14 +625,15 @@ std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::explain
   hana::for_each(plan::groups, [&](const auto& group) {
     using G = std::decay_t<decltype(group)>;
     if constexpr (G::kernel) {
+      const int domain = plan::group_domains[g];
       out << "group " << g << ": kernel \"" << labels_[g] << "\" over "
-          << (G::domain == detail::domain::row_map ? std::string("the row map")
-                                                   : "the " + std::to_string(G::domain) + "-D grid")
+          << (domain == detail::domain::row_map ? std::string("the row map")
+                                                : "the " + std::to_string(domain) + "-D grid")
           << "\n";
       std::string exchanged;
       hana::for_each(hana::to_tuple(group.offsets),
                      [&](auto i) { exchanged += (exchanged.empty() ? "" : ", ") + name_of(i); });
-      if (!exchanged.empty() && G::domain == detail::domain::row_map)
+      if (!exchanged.empty() && domain == detail::domain::row_map)
         out << "  import the ghost values of " << exchanged
             << " (when stale); overlapped: rows without ghost columns run while they fly, then "
                "the other rows (\"" << labels_[g] << ":boundary\"); the matrix adds its values "

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 
 #include "kfuse/array/array.hpp"
 #include "kfuse/array/vector.hpp"
@@ -51,6 +52,14 @@ template <class T>
 struct domain_of<Vector<T>> {
   static constexpr int value = domain::row_map;
 };
+
+/// Arrays and Vectors: handles that live on an index space.
+template <class A>
+struct is_space_handle : std::false_type {};
+template <class T, int N>
+struct is_space_handle<Array<T, N>> : std::true_type {};
+template <class T>
+struct is_space_handle<Vector<T>> : std::true_type {};
 
 template <class T, int N>
 const Grid<N>& space_of(const Array<T, N>& a) {

@@ -94,6 +94,8 @@ class CsrMatrix {
   index_t num_ghosts() const { return static_cast<index_t>(state_->ghost_columns.size()); }
   const std::string& label() const { return state_->label; }
   const void* storage_id() const { return state_.get(); }
+  /// Shares the matrix's lifetime (vectors key their ghost buffers by it).
+  std::shared_ptr<const void> storage() const { return state_; }
 
   // The local block (CSR, device memory). Column c < domain().local_size() is
   // owned column domain().local_begin() + c; above, ghost c - local_size().
