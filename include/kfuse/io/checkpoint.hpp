@@ -374,23 +374,22 @@ void check_checkpoint_arguments(const char* api, const std::string& path, const 
   auto check = [&](const auto& a) {
     if (!error.empty()) return;
     if (a.grid().comm() != comm)
-      error = error_message(api, ": array '", a.label(), "' lives on another communicator than '",
+      error = error_message("array '", a.label(), "' lives on another communicator than '",
                             first.label(), "'; checkpoint arrays of one communicator together");
 #if KFUSE_ENABLE_MPI
     constexpr index_t most = std::numeric_limits<int>::max();
     for (int d = 0; d < std::decay_t<decltype(a)>::rank; ++d)
       if (a.grid().global_extent(d) > most && error.empty())
-        error =
-            error_message(api, ": array '", a.label(), "' has extent ", a.grid().global_extent(d),
-                          " in dimension ", d, "; MPI-IO takes at most ", most);
+        error = error_message("array '", a.label(), "' has extent ", a.grid().global_extent(d),
+                              " in dimension ", d, "; MPI-IO takes at most ", most);
     if (a.grid().local_size() > most && error.empty())
-      error = error_message(api, ": array '", a.label(), "' has ", a.grid().local_size(),
+      error = error_message("array '", a.label(), "' has ", a.grid().local_size(),
                             " cells on this rank; MPI-IO takes at most ", most);
 #endif
   };
   check(first);
   (check(rest), ...);
-  comm.agree_or_throw(error);
+  comm.agree_or_throw(with_api(api, error));
 }
 
 /// "u, v" for messages.
@@ -467,7 +466,7 @@ void save_checkpoint(const std::string& path, const A&... arrays) {
     error = detail::error_message("cannot rename '", temporary, "' to '", path,
                                   "': ", std::strerror(errno));
   if (comm.rank() == 0 && (failed || !error.empty())) std::remove(temporary.c_str());
-  comm.agree_or_throw(error.empty() ? error : api + (": " + error));
+  comm.agree_or_throw(detail::with_api(api, error));
 }
 
 /// Collective: reads `arrays` back from a file save_checkpoint wrote, at any
@@ -481,15 +480,15 @@ void load_checkpoint(const std::string& path, A&... arrays) {
   static_assert((detail::is_checkpoint_array<A>::value && ...),
                 "kfuse::load_checkpoint(path, arrays...): arrays must be kfuse::Array<float, N> "
                 "or kfuse::Array<double, N>");
-  const std::string api = "kfuse::load_checkpoint: ";
-  detail::check_checkpoint_arguments("kfuse::load_checkpoint", path, arrays...);
+  constexpr const char* api = "kfuse::load_checkpoint";
+  detail::check_checkpoint_arguments(api, path, arrays...);
   const Comm& comm = std::get<0>(std::tie(arrays...)).grid().comm();
 
   // Rank 0 reads and checks the header; every rank gets its bytes.
   std::string bytes, error;
   std::uint64_t file_size = 0;
   if (comm.rank() == 0) error = detail::read_checkpoint_header(path, bytes, file_size);
-  comm.agree_or_throw(error.empty() ? error : api + error);
+  comm.agree_or_throw(detail::with_api(api, error));
   detail::broadcast_from_root(comm, bytes);
   file_size = comm.allreduce(comm.rank() == 0 ? file_size : 0, ReduceOp::max);
   detail::CheckpointHeader file;
@@ -500,7 +499,7 @@ void load_checkpoint(const std::string& path, A&... arrays) {
               : detail::error_message("'", path, "' has ", file_size,
                                       " bytes but its header describes ", file.file_size(),
                                       file_size < file.file_size() ? " (truncated)" : "");
-  comm.agree_or_throw(error.empty() ? error : api + error);
+  comm.agree_or_throw(detail::with_api(api, error));
 
   // Everything is read before anything is stored: a failed read changes nothing.
   std::tuple<std::vector<typename std::remove_const_t<A>::value_type>...> blocks{
@@ -522,7 +521,7 @@ void load_checkpoint(const std::string& path, A&... arrays) {
     in.close();
     error = in.error();
   }
-  comm.agree_or_throw(error.empty() ? error : api + error);
+  comm.agree_or_throw(detail::with_api(api, error));
   std::apply([&](const auto&... block) { (detail::store_owned_block(arrays, block), ...); },
              blocks);
 }

@@ -16,6 +16,11 @@
 
 namespace kfuse::detail {
 
+/// "api: error", or "" when there is no error (what agree_or_throw takes).
+inline std::string with_api(const char* api, const std::string& error) {
+  return error.empty() ? error : api + (": " + error);
+}
+
 /// Replaces `bytes` on every rank by rank 0's (collective).
 inline void broadcast_from_root(const Comm& comm, std::string& bytes) {
 #if KFUSE_ENABLE_MPI
@@ -40,9 +45,9 @@ inline void check_same_path(const Comm& comm, const char* api, const std::string
   broadcast_from_root(comm, root_path);
   std::string error;
   if (root_path != path)
-    error = error_message(api, ": rank ", comm.rank(), " passed '", path, "' but rank 0 passed '",
+    error = error_message("rank ", comm.rank(), " passed '", path, "' but rank 0 passed '",
                           root_path, "'; every rank must pass the same path");
-  comm.agree_or_throw(error);
+  comm.agree_or_throw(with_api(api, error));
 }
 
 /// Calls f(i, j, k) (as many indices as N) over the owned cells of a view

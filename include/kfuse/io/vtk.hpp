@@ -133,39 +133,39 @@ void write_vtk(const std::string& base, const Array<T, N>& first, const More&...
   static_assert((std::is_same_v<More, Array<typename More::value_type, N>> && ...),
                 "kfuse::write_vtk(base, arrays...): every array must be a kfuse::Array of the "
                 "first one's rank");
-  const std::string api = "kfuse::write_vtk: ";
+  constexpr const char* api = "kfuse::write_vtk";
   const Grid<N>& grid = first.grid();
   const Comm& comm = grid.comm();
-  detail::check_same_path(comm, "kfuse::write_vtk", base);
+  detail::check_same_path(comm, api, base);
 
   std::string error;
   std::set<std::string> labels;
   auto check = [&](const auto& a) {
     if (!error.empty()) return;
     if (a.grid() != grid)
-      error = detail::error_message(api, "array '", a.label(), "' lives on grid ",
-                                    a.grid().describe(), " but '", first.label(), "' on grid ",
-                                    grid.describe(), "; write arrays of one grid together");
+      error = detail::error_message("array '", a.label(), "' lives on grid ", a.grid().describe(),
+                                    " but '", first.label(), "' on grid ", grid.describe(),
+                                    "; write arrays of one grid together");
     else if (!labels.insert(a.label()).second)
-      error = detail::error_message(api, "two arrays are labelled '", a.label(),
+      error = detail::error_message("two arrays are labelled '", a.label(),
                                     "'; ParaView needs distinct names");
   };
   check(first);
   (check(more), ...);
-  comm.agree_or_throw(error);
+  comm.agree_or_throw(detail::with_api(api, error));
 
   const std::filesystem::path path(base);
   const std::string stem = path.filename().string();
   if (stem.empty())
-    error = api + "'" + base + "' names a directory; pass a base name such as 'out/u'";
+    error = "'" + base + "' names a directory; pass a base name such as 'out/u'";
   else if (comm.rank() == 0 && path.has_parent_path()) {
     std::error_code ec;
     std::filesystem::create_directories(path.parent_path(), ec);
     if (ec)
-      error = detail::error_message(api, "cannot create directory '", path.parent_path().string(),
+      error = detail::error_message("cannot create directory '", path.parent_path().string(),
                                     "': ", ec.message());
   }
-  comm.agree_or_throw(error);
+  comm.agree_or_throw(detail::with_api(api, error));
 
   // The arrays' declarations, as the piece and the summary file list them.
   std::string arrays, declarations;
@@ -201,7 +201,7 @@ void write_vtk(const std::string& base, const Array<T, N>& first, const More&...
   piece += "\n  </AppendedData>\n</VTKFile>\n";
   const std::string piece_name = stem + "_" + std::to_string(comm.rank()) + ".vti";
   error = detail::write_file((path.parent_path() / piece_name).string(), piece);
-  comm.agree_or_throw(error.empty() ? error : api + error);
+  comm.agree_or_throw(detail::with_api(api, error));
 
   // The summary, written once every piece it names exists.
   if (comm.rank() == 0) {
@@ -215,7 +215,7 @@ void write_vtk(const std::string& base, const Array<T, N>& first, const More&...
     summary += "  </PImageData>\n</VTKFile>\n";
     error = detail::write_file(base + ".pvti", summary);
   }
-  comm.agree_or_throw(error.empty() ? error : api + error);
+  comm.agree_or_throw(detail::with_api(api, error));
 }
 
 }  // namespace kfuse
