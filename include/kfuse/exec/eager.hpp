@@ -39,6 +39,20 @@ struct eager_exchange<domain::row_map> {
   using type = EagerImports;
 };
 
+/// Whether `a` is the statement's target (never when the target has another
+/// type, or there is none). A named function: nvcc rejects `*target` on a
+/// `const void*` in for_each_leaf's generic lambda even where `if constexpr`
+/// discards it.
+template <class A, class Target>
+bool is_target(const A& a, const Target* target) {
+  if constexpr (std::is_same_v<A, Target>) {
+    return target != nullptr && a.same_storage(*target);
+  } else {
+    (void)a, (void)target;
+    return false;
+  }
+}
+
 /// Checks every array leaf against `space`, collects stale stencil reads into
 /// `exchange`, and reports whether `target` (if any) is read at an offset.
 template <int D, class E, class Target>
@@ -62,16 +76,14 @@ bool prepare_leaves(const char* api, const E& e, const space_t<D>& space,
     } else if constexpr (is_sparse_product<L>::value) {
       if constexpr (D == domain::row_map) {
         exchange.add(api, leaf.matrix, leaf.x, &space);
-        if constexpr (std::is_same_v<std::decay_t<decltype(leaf.x)>, Target>)
-          if (target && leaf.x.same_storage(*target)) aliased = true;
+        if (is_target(leaf.x, target)) aliased = true;
       }
     } else if constexpr (is_shifted<L>::value) {
       const auto& a = leaf.leaf;
       if constexpr (expr_traits<std::decay_t<decltype(a)>>::domain == D) {
         check(a, L::reach);
         if (!L::pointwise) {
-          if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Target>)
-            if (target && a.same_storage(*target)) aliased = true;
+          if (is_target(a, target)) aliased = true;
           if (a.halo_stale() && std::find(added.begin(), added.end(), a.storage_id()) == added.end()) {
             exchange.add(a);
             added.push_back(a.storage_id());
