@@ -167,20 +167,22 @@ class Array {
 
   /// This rank's owned block, row-major, on the host.
   std::vector<T> owned_values() const {
-    auto owned = interior();
-    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), owned);
+    // The whole (contiguous) view: Kokkos copies a strided subview such as
+    // interior() between device and host memory only through a temporary.
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view());
     std::vector<T> out;
     out.reserve(static_cast<std::size_t>(grid().local_size()));
     const auto& g = grid();
+    const index_t h = g.halo();
     if constexpr (N == 1)
-      for (index_t i = 0; i < g.local_extent(0); ++i) out.push_back(host(i));
+      for (index_t i = 0; i < g.local_extent(0); ++i) out.push_back(host(h + i));
     if constexpr (N == 2)
       for (index_t i = 0; i < g.local_extent(0); ++i)
-        for (index_t j = 0; j < g.local_extent(1); ++j) out.push_back(host(i, j));
+        for (index_t j = 0; j < g.local_extent(1); ++j) out.push_back(host(h + i, h + j));
     if constexpr (N == 3)
       for (index_t i = 0; i < g.local_extent(0); ++i)
         for (index_t j = 0; j < g.local_extent(1); ++j)
-          for (index_t k = 0; k < g.local_extent(2); ++k) out.push_back(host(i, j, k));
+          for (index_t k = 0; k < g.local_extent(2); ++k) out.push_back(host(h + i, h + j, h + k));
     return out;
   }
 
