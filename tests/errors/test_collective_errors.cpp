@@ -112,6 +112,19 @@ TEST_CASE("one rank binds a program to an array of another grid") {
   CHECK(v.gather() == std::vector<double>(64, 2.0));
 }
 
+// Skipped while it hangs: detail::prepare_leaves (include/kfuse/exec/eager.hpp)
+// throws on the rank that sees the mismatch only, and the other ranks wait for
+// it in the halo exchange. Remove skip() once eager statements agree on errors.
+TEST_CASE("one rank assigns eagerly from an array of another grid" * doctest::skip()) {
+  const kfuse::Comm comm;
+  if (comm.size() < 2) return;
+  kfuse::Grid<2> grid(comm, {8, 8}), other(comm, {8, 9});
+  kfuse::Array<double, 2> u(grid, "u"), v(grid, "v"), w(other, "w");
+  u.mark_halo_stale();
+  check_error_everywhere([&] { v = kfuse::shift<1, 0>(odd_one_out() ? w : u); },
+                         "kfuse::Array::operator=: 'w' lives on grid 8x9");
+}
+
 TEST_CASE("a checkpoint file that one rank cannot see") {
   const kfuse::Comm comm;
   if (comm.size() < 2) return;
