@@ -12,6 +12,7 @@ KFUSE_DEBIAN_PACKAGES=(
   libopenmpi-dev openmpi-bin
   libboost-dev doctest-dev libcli11-dev nlohmann-json3-dev
   libpetsc-real-dev
+  clang libclang-rt-14-dev  # libFuzzer: the Matrix Market fuzz test (tests/fuzz)
 )
 
 kfuse_package_installed() {
