@@ -1,0 +1,47 @@
+// bicgstab: BiCGSTAB on a nonsymmetric 2-D convection-diffusion matrix (CSR,
+// 5-point, upwind convection bx = 2, by = -1), a fixed iteration count from
+// x = 0 (solvers.hpp). The kfuse variants: the shipped kfuse::bicgstab
+// (fused), and its iteration written here with kfuse::fuse over the
+// PerStatement and Unfused policies.
+#include <string>
+
+#include "solver_kfuse.hpp"
+
+namespace kfuse::bench::solvers {
+namespace {
+
+struct SolveBicgstab {
+  SolveResult operator()(const CsrProblem& p, Vec& x, const SolverOptions& options) const {
+    return kfuse::bicgstab(p.A, x, p.b, options);
+  }
+};
+
+template <class Policy>
+std::unique_ptr<Variant> steps(const Setup& s) {
+  return std::make_unique<BicgstabSteps<Policy, CsrProblem>>(CsrProblem(bicgstab_matrix(s)));
+}
+
+KFUSE_BENCH_REGISTER(register_workload(Workload{
+    "bicgstab",
+    "BiCGSTAB on a 2-D convection-diffusion matrix (CSR, nonsymmetric), no preconditioner, "
+    "fixed iteration count",
+    1000,
+    50,
+    1e-6,
+    grid_label,
+    [](const Setup& s) {
+      const double n = double(s.size) * double(s.size);
+      const double nnz = 5.0 * n - 4.0 * double(s.size);  // 5-point, Dirichlet rows
+      return bicgstab_min_bytes(n, 12.0 * nnz + 8.0 * n);
+    },
+    "benchmarks/workloads/bicgstab.cpp",
+    "benchmarks/workloads/bicgstab_kokkos.cpp"}));
+KFUSE_BENCH_REGISTER(register_variant("bicgstab", "fused", [](const Setup& s) {
+  return make_shipped(CsrProblem(bicgstab_matrix(s)), s, SolveBicgstab{}, BicgstabFigures{});
+}));
+KFUSE_BENCH_REGISTER(register_variant("bicgstab", "per_statement", steps<kfuse::PerStatement>));
+KFUSE_BENCH_REGISTER(register_variant("bicgstab", "unfused", steps<kfuse::Unfused>));
+KFUSE_BENCH_REGISTER(register_variant("bicgstab", "fused_steps", steps<kfuse::Fused>));
+
+}  // namespace
+}  // namespace kfuse::bench::solvers

@@ -1,0 +1,45 @@
+// cg: conjugate gradients on the 2-D 5-point Poisson matrix (CSR), a fixed
+// iteration count from x = 0 (solvers.hpp). The kfuse variants: the shipped
+// kfuse::cg (fused), and its iteration written here with kfuse::fuse over the
+// PerStatement and Unfused policies.
+#include <string>
+
+#include "solver_kfuse.hpp"
+
+namespace kfuse::bench::solvers {
+namespace {
+
+struct SolveCg {
+  SolveResult operator()(const CsrProblem& p, Vec& x, const SolverOptions& options) const {
+    return kfuse::cg(p.A, x, p.b, options);
+  }
+};
+
+template <class Policy>
+std::unique_ptr<Variant> steps(const Setup& s) {
+  return std::make_unique<CgSteps<Policy, CsrProblem>>(CsrProblem(cg_matrix(s)));
+}
+
+KFUSE_BENCH_REGISTER(register_workload(Workload{
+    "cg",
+    "CG on the 2-D 5-point Poisson matrix (CSR), no preconditioner, fixed iteration count",
+    1000,
+    100,
+    1e-6,
+    grid_label,
+    [](const Setup& s) {
+      const double n = double(s.size) * double(s.size);
+      const double nnz = 5.0 * n - 4.0 * double(s.size);  // 5-point, Dirichlet rows
+      return cg_min_bytes(n, 12.0 * nnz + 8.0 * n);
+    },
+    "benchmarks/workloads/cg.cpp",
+    "benchmarks/workloads/cg_kokkos.cpp"}));
+KFUSE_BENCH_REGISTER(register_variant("cg", "fused", [](const Setup& s) {
+  return make_shipped(CsrProblem(cg_matrix(s)), s, SolveCg{}, CgFigures{});
+}));
+KFUSE_BENCH_REGISTER(register_variant("cg", "per_statement", steps<kfuse::PerStatement>));
+KFUSE_BENCH_REGISTER(register_variant("cg", "unfused", steps<kfuse::Unfused>));
+KFUSE_BENCH_REGISTER(register_variant("cg", "fused_steps", steps<kfuse::Fused>));
+
+}  // namespace
+}  // namespace kfuse::bench::solvers

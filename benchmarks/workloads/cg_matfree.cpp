@@ -1,0 +1,43 @@
+// cg_matfree: the cg workload's Poisson problem with the operator as a
+// 5-point stencil on an Array<double, 2> (no matrix), a fixed iteration count
+// from x = 0 (solvers.hpp). The kfuse variants: the shipped kfuse::cg_matfree
+// (fused), and its iteration written here with kfuse::fuse over the
+// PerStatement and Unfused policies.
+#include <string>
+
+#include "solver_kfuse.hpp"
+
+namespace kfuse::bench::solvers {
+namespace {
+
+struct SolveMatfree {
+  SolveResult operator()(const GridProblem& p, Array2& x, const SolverOptions& options) const {
+    return kfuse::cg_matfree(Laplacian5{}, x, p.b, options);
+  }
+};
+
+template <class Policy>
+std::unique_ptr<Variant> steps(const Setup& s) {
+  return std::make_unique<CgSteps<Policy, GridProblem>>(GridProblem(s));
+}
+
+KFUSE_BENCH_REGISTER(register_workload(Workload{
+    "cg_matfree",
+    "CG on the 2-D Poisson problem with the operator as a 5-point stencil on a grid (no "
+    "matrix), fixed iteration count",
+    1000,
+    100,
+    1e-6,
+    grid_label,
+    [](const Setup& s) { return cg_min_bytes(double(s.size) * double(s.size), 0); },
+    "benchmarks/workloads/cg_matfree.cpp",
+    "benchmarks/workloads/cg_matfree_kokkos.cpp"}));
+KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "fused", [](const Setup& s) {
+  return make_shipped(GridProblem(s), s, SolveMatfree{}, CgFigures{});
+}));
+KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "per_statement", steps<kfuse::PerStatement>));
+KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "unfused", steps<kfuse::Unfused>));
+KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "fused_steps", steps<kfuse::Fused>));
+
+}  // namespace
+}  // namespace kfuse::bench::solvers

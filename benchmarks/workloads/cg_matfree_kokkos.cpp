@@ -1,0 +1,172 @@
+// Matrix-free CG by hand: three Kokkos kernels per iteration on the grid
+// arrays, the stencil fused with its dot and overlapped with p's halo
+// exchange (kfuse::HaloExchange: interior points while the messages fly,
+// then the boundary strips, labelled ":boundary" as kfuse does):
+//   kernel 1: Ap = 4 p - p(i-1,j) - p(i+1,j) - p(i,j-1) - p(i,j+1), pAp = p.Ap
+//   kernel 2: x += alpha p, r -= alpha Ap, rr' = r.r
+//   kernel 3: p = r + beta p
+// Dirichlet 0: the physical halo cells of p and x stay 0 (never written).
+#include <vector>
+
+#include "solver_hand.hpp"
+
+namespace kfuse::bench::solvers {
+namespace {
+
+using hand::SumsOf;
+using View2 = detail::view_t<double, 2>;
+using Box2 = Kokkos::MDRangePolicy<detail::ExecSpace, Kokkos::Rank<2>,
+                                   Kokkos::IndexType<std::int64_t>>;
+
+KOKKOS_INLINE_FUNCTION double laplacian(const View2& u, std::int64_t i, std::int64_t j) {
+  return 4.0 * u(i, j) - u(i - 1, j) - u(i + 1, j) - u(i, j - 1) - u(i, j + 1);
+}
+
+/// Ap = A p and p.Ap.
+struct StencilDot : SumsOf<1> {
+  View2 p, Ap;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* sums) const {
+    const double y = laplacian(p, i, j);
+    Ap(i, j) = y;
+    sums[0] += p(i, j) * y;
+  }
+};
+
+struct UpdateXR : SumsOf<1> {
+  View2 x, r, p, Ap;
+  double alpha;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* sums) const {
+    x(i, j) += alpha * p(i, j);
+    const double ri = r(i, j) - alpha * Ap(i, j);
+    r(i, j) = ri;
+    sums[0] += ri * ri;
+  }
+};
+
+struct UpdateP {
+  View2 p, r;
+  double beta;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
+    p(i, j) = r(i, j) + beta * p(i, j);
+  }
+};
+
+/// The start: r = b - A x, p = r, with r.r and b.b.
+struct Start : SumsOf<2> {
+  View2 x, b, r, p;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* sums) const {
+    const double ri = b(i, j) - laplacian(x, i, j);
+    r(i, j) = ri;
+    p(i, j) = ri;
+    sums[0] += ri * ri;
+    sums[1] += b(i, j) * b(i, j);
+  }
+};
+
+struct Range2 {
+  std::int64_t lo0, lo1, hi0, hi1;
+  bool empty() const { return lo0 >= hi0 || lo1 >= hi1; }
+  Box2 policy() const { return Box2({lo0, lo1}, {hi0, hi1}); }
+};
+
+class Hand final : public Variant {
+ public:
+  explicit Hand(const Setup& setup)
+      : grid_(make_grid(setup)),
+        b_(make_rhs(grid_)),
+        x_(grid_, "x"),
+        r_(grid_, "r"),
+        p_(grid_, "p"),
+        Ap_(grid_, "Ap") {
+    const std::int64_t h = grid_.halo(), e0 = grid_.local_extent(0), e1 = grid_.local_extent(1);
+    owned_ = {h, h, h + e0, h + e1};
+    interior_ = {h + 1, h + 1, h + e0 - 1, h + e1 - 1};
+    if (interior_.empty()) {
+      interior_ = {0, 0, 0, 0};
+      strips_.push_back(owned_);
+    } else {  // two rows across, then two columns between them
+      strips_.push_back({h, h, h + 1, h + e1});
+      strips_.push_back({h + e0 - 1, h, h + e0, h + e1});
+      strips_.push_back({h + 1, h, h + e0 - 1, h + 1});
+      strips_.push_back({h + 1, h + e1 - 1, h + e0 - 1, h + e1});
+    }
+  }
+
+  void reset() override {
+    x_.fill(0.0);
+    steps_ = 0;
+  }
+
+  void step() override {
+    const Comm& comm = grid_.comm();
+    if (steps_++ == 0) {
+      {
+        HaloExchange<2> exchange(grid_);
+        exchange.add(x_);
+        exchange.run();
+      }
+      double sums[2];
+      Kokkos::parallel_reduce(hand_label("cg_matfree: r = b - A x, p = r, r.r, b.b"),
+                              owned_.policy(), Start{{}, x_.view(), b_.view(), r_.view(), p_.view()},
+                              sums);
+      comm.allreduce(sums, 2, ReduceOp::sum);
+      rr_ = sums[0];
+      b_norm_ = std::sqrt(sums[1]);
+    }
+
+    double pAp = 0;
+    {
+      const StencilDot kernel{{}, p_.view(), Ap_.view()};
+      const std::string label = hand_label("cg_matfree: Ap = A p, p.Ap");
+      HaloExchange<2> exchange(grid_);
+      exchange.add(p_);
+      exchange.start();
+      if (!interior_.empty()) Kokkos::parallel_reduce(label, interior_.policy(), kernel, &pAp);
+      exchange.finish();
+      for (const Range2& strip : strips_) {
+        double part = 0;
+        Kokkos::parallel_reduce(label + ":boundary", strip.policy(), kernel, &part);
+        pAp += part;
+      }
+    }
+    pAp = comm.allreduce(pAp, ReduceOp::sum);
+    const double alpha = rr_ / pAp;
+
+    double rr_new = 0;
+    Kokkos::parallel_reduce(hand_label("cg_matfree: x += alpha p, r -= alpha Ap, r.r"),
+                            owned_.policy(),
+                            UpdateXR{{}, x_.view(), r_.view(), p_.view(), Ap_.view(), alpha},
+                            &rr_new);
+    rr_new = comm.allreduce(rr_new, ReduceOp::sum);
+    const double beta = rr_new / rr_;
+    rr_ = rr_new;
+
+    Kokkos::parallel_for(hand_label("cg_matfree: p = r + beta p"), owned_.policy(),
+                         UpdateP{p_.view(), r_.view(), beta});
+    p_.mark_halo_stale();
+  }
+
+  Fields result() const override { return solution_fields(b_, x_); }
+
+  Figures figures() const override {
+    Figures f;
+    f.kernels = 3;
+    f.allreduces = 2;
+    f.exchanges = 1;
+    f.bytes = cg_min_bytes(double(grid_.global_size()), 0);
+    return f;
+  }
+
+ private:
+  Grid<2> grid_;
+  Array2 b_, x_, r_, p_, Ap_;
+  Range2 owned_{}, interior_{};
+  std::vector<Range2> strips_;
+  double rr_ = 0, b_norm_ = 0;
+  int steps_ = 0;
+};
+
+KFUSE_BENCH_REGISTER(register_variant_class<Hand>("cg_matfree", "kokkos"));
+
+}  // namespace
+}  // namespace kfuse::bench::solvers

@@ -1,0 +1,85 @@
+// Building blocks of the hand-written (`kokkos`) solver variants: what an
+// expert writes on top of the matrix's local CSR block and import plan.
+//
+// A vector that a sparse product reads is kept as one array over every local
+// column of A (owned entries, then the ghosts: the import lands in its tail),
+// so the product's inner loop reads one array without a branch. Products run
+// overlapped with the ghost import: the rows without ghost columns while the
+// messages fly, then the other rows (labelled ":boundary", as kfuse does).
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "solvers.hpp"
+
+namespace kfuse::bench::solvers::hand {
+
+using Rows = Kokkos::View<const int*, Kokkos::LayoutRight, detail::MemSpace>;
+using IntRange = Kokkos::RangePolicy<detail::ExecSpace, Kokkos::IndexType<int>>;
+using IndexRange = Kokkos::RangePolicy<detail::ExecSpace, Kokkos::IndexType<std::int64_t>>;
+
+/// A vector over A's columns: all() = owned entries, then ghosts.
+struct ColumnVector {
+  View all;
+  std::int64_t owned = 0;
+  ColumnVector(const Matrix& A, const std::string& label)
+      : all(label, static_cast<std::size_t>(A.domain().local_size() + A.num_ghosts())),
+        owned(A.domain().local_size()) {}
+  View owned_part() const { return Kokkos::subview(all, std::make_pair(std::int64_t(0), owned)); }
+  View ghosts() const {
+    return Kokkos::subview(all, std::make_pair(owned, std::int64_t(all.extent(0))));
+  }
+  /// Imports the ghosts (not overlapped).
+  void import(const Matrix& A) const { A.import_plan().run(owned_part(), ghosts()); }
+};
+
+/// The local block: row i of A times a column vector.
+struct Csr {
+  Matrix::offset_view row_ptr;
+  Matrix::index_view col;
+  ConstView val;
+  explicit Csr(const Matrix& A) : row_ptr(A.row_ptr()), col(A.col_idx()), val(A.values()) {}
+  KOKKOS_INLINE_FUNCTION double row_times(int row, const ConstView& x) const {
+    double y = 0;
+    for (std::size_t k = row_ptr(row); k < row_ptr(row + 1); ++k) y += val(k) * x(col(k));
+    return y;
+  }
+};
+
+/// Base of functors reducing M sums at once (Kokkos array reductions).
+template <unsigned M>
+struct SumsOf {
+  using value_type = double[];
+  static constexpr unsigned value_count = M;
+  KOKKOS_INLINE_FUNCTION void init(double* sums) const {
+    for (unsigned m = 0; m < M; ++m) sums[m] = 0;
+  }
+  KOKKOS_INLINE_FUNCTION void join(double* into, const double* from) const {
+    for (unsigned m = 0; m < M; ++m) into[m] += from[m];
+  }
+#if !KFUSE_KOKKOS_4
+  KOKKOS_INLINE_FUNCTION void join(volatile double* into, const volatile double* from) const {
+    for (unsigned m = 0; m < M; ++m) into[m] += from[m];
+  }
+#endif
+};
+
+/// Runs `make(rows)` (a reduction functor over a list of rows, M sums into
+/// `sums`) for the rows of A while x's ghosts are imported: interior rows
+/// first, then, once the ghosts are in, the boundary rows.
+template <unsigned M, class Make>
+void overlapped_rows(const std::string& label, const Matrix& A, const ColumnVector& x,
+                     const Make& make, double* sums) {
+  GhostImport<double>& plan = A.import_plan();
+  plan.start(x.owned_part(), x.ghosts());
+  const Rows interior = A.interior_rows(), boundary = A.boundary_rows();
+  Kokkos::parallel_reduce(label, IntRange(0, int(interior.extent(0))), make(interior), sums);
+  plan.finish();
+  double part[M];
+  Kokkos::parallel_reduce(label + ":boundary", IntRange(0, int(boundary.extent(0))),
+                          make(boundary), part);
+  for (unsigned m = 0; m < M; ++m) sums[m] += part[m];
+}
+
+}  // namespace kfuse::bench::solvers::hand

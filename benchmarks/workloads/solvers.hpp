@@ -1,0 +1,225 @@
+// The Krylov solver workloads (cg, bicgstab, cg_matfree): their problems, the
+// fixed-length solve every variant runs, the iterations written once over the
+// fusion policy, and the result check.
+//
+// A timed repetition is one solve of exactly Setup::iterations iterations from
+// x = 0: no convergence test can stop it early (rtol = atol = 0). reset()
+// restores x = 0 (not timed). Step k of a repetition runs iteration k + 1, and
+// step 0 first starts the solve (r = b - A x, ||b||, r.r, p = r) as a library
+// solve does. Variants that can only run a whole solve -- the shipped
+// kfuse::cg / bicgstab / cg_matfree and PETSc's KSPSolve -- run it in step 0
+// and nothing in the later steps. Either way the time per iteration is the
+// solve's time over its iteration count, start-up included, for every variant.
+//
+// Every variant's result is its solution x after the solve and the true
+// residual norm ||b - A x|| (computed afterwards with kfuse, not timed),
+// compared with the hand-written `kokkos` variant's.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <kfuse/kfuse.hpp>
+
+#include "../framework/bench.hpp"
+#include "inputs.hpp"
+
+namespace kfuse::bench::solvers {
+
+using Matrix = CsrMatrix<double>;
+using Vec = Vector<double>;
+using Array2 = Array<double, 2>;
+/// A rank's owned entries (and, for the hand-written kernels, ghost tails).
+using View = Kokkos::View<double*, Kokkos::LayoutRight, detail::MemSpace>;
+using ConstView = Kokkos::View<const double*, Kokkos::LayoutRight, detail::MemSpace>;
+
+/// Right-hand side at global row k = i * n + j (grid point (i, j)): in
+/// [0.5, 1.5), the same on every rank count, for the matrix and the stencil.
+KOKKOS_INLINE_FUNCTION double rhs_value(std::int64_t k) { return 0.5 + uniform(k, 29); }
+
+inline std::string grid_label(const Setup& s) {
+  return std::to_string(s.size) + "x" + std::to_string(s.size);
+}
+
+// ---- the problems -------------------------------------------------------------
+
+/// cg: the 5-point Poisson matrix on an n x n grid (SPD).
+inline Matrix cg_matrix(const Setup& s) { return poisson2d<double>(s.comm, s.size, s.size, "A"); }
+
+/// bicgstab: 5-point diffusion plus mild upwind convection (bx = 2 along i,
+/// by = -1 along j): nonsymmetric, an M-matrix, BiCGSTAB converges steadily.
+inline Matrix bicgstab_matrix(const Setup& s) {
+  return convection_diffusion2d<double>(s.comm, s.size, s.size, 2.0, -1.0, "A");
+}
+
+inline Vec make_rhs(const Matrix& A) {
+  Vec b(A.range(), "b");
+  b.fill_with(KOKKOS_LAMBDA(std::int64_t k) { return rhs_value(k); });
+  return b;
+}
+
+/// cg_matfree: the same Poisson problem on a Grid<2> (Dirichlet 0 in the halo).
+inline Grid<2> make_grid(const Setup& s) { return Grid<2>(s.comm, {s.size, s.size}); }
+
+inline Array2 make_rhs(const Grid<2>& grid) {
+  Array2 b(grid, "b");
+  const std::int64_t n0 = grid.global_extent(0), n1 = grid.global_extent(1);
+  b.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
+    return i < 0 || j < 0 || i >= n0 || j >= n1 ? 0.0 : rhs_value(i * n1 + j);
+  });
+  return b;
+}
+
+/// A * x for a matrix captured by value: the operator of cg and bicgstab, as
+/// kfuse::cg writes it ([A](const auto& v) { return A * v; }).
+struct MatrixOperator {
+  Matrix A;
+  template <class X>
+  auto operator()(const X& x) const {
+    return A * x;
+  }
+};
+
+/// The 5-point Laplacian as a stencil on a grid leaf: the operator of cg_matfree.
+struct Laplacian5 {
+  template <class X>
+  auto operator()(const X& v) const {
+    return 4.0 * v - kfuse::shift<-1, 0>(v) - kfuse::shift<1, 0>(v) - kfuse::shift<0, -1>(v) -
+           kfuse::shift<0, 1>(v);
+  }
+};
+
+// ---- results --------------------------------------------------------------------
+
+/// x and ||b - A x|| as result fields (collective; x's ghosts are imported anew).
+inline Fields solution_fields(const Matrix& A, const Vec& b, const Vec& x) {
+  x.mark_halo_stale();  // hand-written variants write its view directly
+  Vec residual(A.range(), "b - A x");
+  residual = b - A * x;
+  std::vector<double> all = x.gather();
+  return {Field{"x", std::move(all)}, field_of("residual", eval(norm2(residual)))};
+}
+
+/// The same for a rank's owned entries of x held in a plain view.
+inline Fields solution_fields(const Matrix& A, const Vec& b, const ConstView& x_owned) {
+  Vec x(A.domain(), "x");
+  Kokkos::deep_copy(x.view(), x_owned);
+  return solution_fields(A, b, x);
+}
+
+/// The same for the stencil operator on a grid.
+inline Fields solution_fields(const Array2& b, const Array2& x) {
+  x.mark_halo_stale();
+  Array2 residual(b.grid(), "b - A x");
+  residual = b - Laplacian5{}(x);
+  return {field_of("x", x), field_of("residual", eval(norm2(residual)))};
+}
+
+// ---- traffic model ----------------------------------------------------------------
+// Bytes per iteration, all ranks: every vector a kernel touches counts once
+// (8 bytes per entry; kfuse's explain() model), plus per sparse product the
+// matrix: 8-byte values, 32-bit column indices, 8-byte row offsets.
+
+inline double matrix_bytes(const Matrix& A) {
+  return 12.0 * double(A.global_nnz()) + 8.0 * double(A.global_rows());
+}
+
+/// CG in 3 kernels: {p, Ap} + A, {x, r, p, Ap}, {r, p}.
+inline double cg_min_bytes(double rows, double matrix) { return 64.0 * rows + matrix; }
+/// BiCGSTAB in 5 kernels: {p, r, v}, {p, v, r_hat} + A, {s, r, v}, {s, t} + A,
+/// {x, p, s, r, t, r_hat}.
+inline double bicgstab_min_bytes(double rows, double matrix) {
+  return 136.0 * rows + 2.0 * matrix;
+}
+
+/// Declared figures of a kfuse program (explain()'s bytes) plus `products`
+/// sparse products of A per run.
+template <class Program>
+Figures solver_figures(const Program& program, double rows, double matrix, int products) {
+  Figures f = program_figures(program, rows);
+  f.bytes += products * matrix;
+  return f;
+}
+
+// ---- the iterations, once over the fusion policy ----------------------------------
+
+/// The scalars of a CG iteration.
+struct CgScalars {
+  Scalar<double> rr{"rr"}, pAp{"pAp"}, alpha{"alpha"}, rr_new{"rr'"}, beta{"beta"};
+};
+
+/// One CG iteration, written as include/kfuse/solvers/cg.hpp writes it (Fused:
+/// 3 kernels, 2 allreduces; PerStatement and Unfused: more of both).
+template <class Policy, class Apply, class V>
+auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const CgScalars& s) {
+  return kfuse::fuse<Policy>(
+      x, r, p, s.rr, s.pAp, s.alpha, s.rr_new, s.beta, kfuse::temporary<double>,
+      [apply](auto x, auto r, auto p, auto rr, auto pAp, auto alpha, auto rr_new, auto beta,
+              auto Ap) {
+        return seq(assign(Ap, apply(p)),
+                   reduce(pAp, dot(p, Ap)),
+                   assign(alpha, rr / pAp),
+                   assign(x, x + alpha * p),
+                   assign(r, r - alpha * Ap),
+                   reduce(rr_new, dot(r, r)),
+                   assign(beta, rr_new / rr),
+                   assign(rr, rr_new),
+                   assign(p, r + beta * p));
+      });
+}
+
+/// The scalars of a BiCGSTAB iteration.
+struct BicgstabScalars {
+  Scalar<double> rho{"rho"}, rho_old{"rho_old"}, alpha{"alpha"}, omega{"omega"}, beta{"beta"},
+      d{"d"}, ts{"ts"}, tt{"tt"}, rr{"rr"};
+};
+
+/// One BiCGSTAB iteration, written as include/kfuse/solvers/bicgstab.hpp
+/// writes it (Fused: 5 kernels, 3 allreduces).
+template <class Policy, class Apply, class V>
+auto bicgstab_iteration(const Apply& apply, const V& x, const V& r, const V& r_hat, const V& p,
+                        const V& v, const V& s, const BicgstabScalars& c) {
+  return kfuse::fuse<Policy>(
+      x, r, r_hat, p, v, s, c.rho, c.rho_old, c.alpha, c.omega, c.beta, c.d, c.ts, c.tt, c.rr,
+      kfuse::temporary<double>,
+      [apply](auto x, auto r, auto r_hat, auto p, auto v, auto s, auto rho, auto rho_old,
+              auto alpha, auto omega, auto beta, auto d, auto ts, auto tt, auto rr, auto t) {
+        return seq(assign(beta, (rho / rho_old) * (alpha / omega)),
+                   assign(p, r + beta * (p - omega * v)),
+                   assign(v, apply(p)),
+                   reduce(d, dot(v, r_hat)),
+                   assign(alpha, rho / d),
+                   assign(rho_old, rho),
+                   assign(s, r - alpha * v),
+                   assign(t, apply(s)),
+                   reduce(ts, dot(t, s)),
+                   reduce(tt, dot(t, t)),
+                   assign(omega, where(tt > 0.0, ts / tt, 0.0)),
+                   assign(x, x + alpha * p + omega * s),
+                   assign(r, s - omega * t),
+                   reduce(rho, dot(r, r_hat)),
+                   reduce(rr, dot(r, r)));
+      });
+}
+
+/// Options of a solve of exactly `iterations` iterations.
+inline SolverOptions fixed_iterations(int iterations) {
+  SolverOptions options;
+  options.rtol = 0;
+  options.atol = 0;
+  options.max_it = iterations;
+  return options;
+}
+
+/// A library solve must run all its iterations; anything else is a failure.
+inline void check_solve(const char* what, const SolveResult& result, int iterations) {
+  if (result.iterations != iterations)
+    throw Error(std::string(what) + ": the solve stopped after " +
+                std::to_string(result.iterations) + " of " + std::to_string(iterations) +
+                " iterations (" + result.reason + ")");
+}
+
+}  // namespace kfuse::bench::solvers

@@ -1,0 +1,174 @@
+// The `petsc` variants of cg and bicgstab: PETSc's KSPCG / KSPBCGS with
+// PCNONE on the same matrix (MPIAIJ, preallocated exactly) and right-hand
+// side, rtol = atol = 0 and max_it = Setup::iterations, so KSPSolve runs
+// exactly the iterations every other variant runs. Step 0 of a repetition is
+// one KSPSolve (solvers.hpp); KSPSetUp runs once, at construction.
+//
+// Norms: CG uses KSP_NORM_NATURAL, which with PCNONE is ||r|| = sqrt(r.r),
+// the quantity kfuse::cg tests, from the dot product CG computes anyway (the
+// unpreconditioned norm would cost PETSc a third reduction per iteration for
+// the same number). BiCGSTAB uses the unpreconditioned norm, as kfuse::bicgstab.
+//
+// Built only where CMake found PETSc (MPI builds: KFUSE_BENCH_HAVE_PETSC).
+#ifdef KFUSE_BENCH_HAVE_PETSC
+
+#include <petscksp.h>
+
+#include <string>
+#include <vector>
+
+#include "solvers.hpp"
+
+namespace kfuse::bench::solvers {
+namespace {
+
+void check_petsc(PetscErrorCode code, const char* call) {
+  if (code != 0)
+    throw Error(std::string("kfuse-bench: PETSc: ") + call + " failed (error " +
+                std::to_string(int(code)) + ")");
+}
+#define KFUSE_BENCH_PETSC(call) check_petsc((call), #call)
+
+/// PETSc comes up on kfuse's MPI, once; it is not finalized (MPI_Finalize,
+/// done by kfuse::Environment, outlives every PETSc object, all destroyed).
+void ensure_petsc() {
+  PetscBool up = PETSC_FALSE;
+  KFUSE_BENCH_PETSC(PetscInitialized(&up));
+  if (!up) KFUSE_BENCH_PETSC(PetscInitializeNoArguments());
+}
+
+class PetscSolve final : public Variant {
+ public:
+  PetscSolve(const Setup& setup, Matrix A, KSPType type, KSPNormType norm, Figures figures)
+      : A_(std::move(A)), b_(make_rhs(A_)), iterations_(setup.iterations), figures_(figures) {
+    ensure_petsc();
+    const MPI_Comm comm = A_.range().comm().native();
+    const PetscInt rows = PetscInt(A_.local_rows()), first = PetscInt(A_.range().local_begin());
+
+    // The matrix, row by row, with exact preallocation.
+    const auto entries = detail::local_triplets(A_);  // by row, then column
+    std::vector<PetscInt> diagonal(std::size_t(rows), 0), off_diagonal(std::size_t(rows), 0);
+    for (const auto& e : entries)
+      ++(A_.domain().owns(e.col) ? diagonal : off_diagonal)[std::size_t(e.row - first)];
+    KFUSE_BENCH_PETSC(MatCreateAIJ(comm, rows, PetscInt(A_.domain().local_size()),
+                                   PetscInt(A_.global_rows()), PetscInt(A_.global_cols()), 0,
+                                   diagonal.data(), 0, off_diagonal.data(), &M_));
+    std::vector<PetscInt> columns;
+    std::vector<PetscScalar> values;
+    for (std::size_t k = 0; k < entries.size();) {
+      const PetscInt row = PetscInt(entries[k].row);
+      columns.clear();
+      values.clear();
+      for (; k < entries.size() && entries[k].row == row; ++k) {
+        columns.push_back(PetscInt(entries[k].col));
+        values.push_back(entries[k].value);
+      }
+      KFUSE_BENCH_PETSC(MatSetValues(M_, 1, &row, PetscInt(columns.size()), columns.data(),
+                                     values.data(), INSERT_VALUES));
+    }
+    KFUSE_BENCH_PETSC(MatAssemblyBegin(M_, MAT_FINAL_ASSEMBLY));
+    KFUSE_BENCH_PETSC(MatAssemblyEnd(M_, MAT_FINAL_ASSEMBLY));
+
+    // b, the same values as every variant's.
+    KFUSE_BENCH_PETSC(MatCreateVecs(M_, &x_, &pb_));
+    const auto host_b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b_.view());
+    PetscScalar* out = nullptr;
+    KFUSE_BENCH_PETSC(VecGetArray(pb_, &out));
+    for (PetscInt i = 0; i < rows; ++i) out[i] = host_b(i);
+    KFUSE_BENCH_PETSC(VecRestoreArray(pb_, &out));
+
+    KFUSE_BENCH_PETSC(KSPCreate(comm, &ksp_));
+    KFUSE_BENCH_PETSC(KSPSetOperators(ksp_, M_, M_));
+    KFUSE_BENCH_PETSC(KSPSetType(ksp_, type));
+    PC pc;
+    KFUSE_BENCH_PETSC(KSPGetPC(ksp_, &pc));
+    KFUSE_BENCH_PETSC(PCSetType(pc, PCNONE));
+    KFUSE_BENCH_PETSC(KSPSetNormType(ksp_, norm));
+    KFUSE_BENCH_PETSC(KSPSetTolerances(ksp_, 0.0, 0.0, 1e300, PetscInt(iterations_)));
+    KFUSE_BENCH_PETSC(KSPSetUp(ksp_));
+  }
+
+  ~PetscSolve() override {
+    KSPDestroy(&ksp_);
+    VecDestroy(&x_);
+    VecDestroy(&pb_);
+    MatDestroy(&M_);
+  }
+  PetscSolve(const PetscSolve&) = delete;
+  PetscSolve& operator=(const PetscSolve&) = delete;
+
+  void reset() override {
+    KFUSE_BENCH_PETSC(VecSet(x_, 0.0));
+    steps_ = 0;
+  }
+
+  void step() override {
+    if (steps_++ % iterations_ != 0) return;
+    KFUSE_BENCH_PETSC(KSPSolve(ksp_, pb_, x_));
+    PetscInt done = 0;
+    KFUSE_BENCH_PETSC(KSPGetIterationNumber(ksp_, &done));
+    if (done != iterations_)
+      throw Error("kfuse-bench: PETSc stopped after " + std::to_string(int(done)) + " of " +
+                  std::to_string(iterations_) + " iterations");
+  }
+
+  Fields result() const override {
+    Vector<double> x(A_.domain(), "x");
+    auto host = Kokkos::create_mirror_view(x.view());
+    const PetscScalar* in = nullptr;
+    KFUSE_BENCH_PETSC(VecGetArrayRead(x_, &in));
+    for (std::size_t i = 0; i < host.extent(0); ++i) host(i) = in[i];
+    KFUSE_BENCH_PETSC(VecRestoreArrayRead(x_, &in));
+    Kokkos::deep_copy(x.view(), host);
+    return solution_fields(A_, b_, x);
+  }
+
+  Figures figures() const override { return figures_; }
+
+ private:
+  Matrix A_;
+  Vec b_;
+  int iterations_;
+  Figures figures_;
+  Mat M_ = nullptr;
+  ::Vec x_ = nullptr, pb_ = nullptr;
+  KSP ksp_ = nullptr;
+  int steps_ = 0;
+};
+
+/// PETSc's vector operations per iteration, as KSPSolve_CG / KSPSolve_BCGS
+/// call them with PCNONE (declared: PETSc launches no Kokkos kernels to
+/// count). Bytes: every vector an operation touches, once, plus the matrix
+/// per MatMult.
+Figures petsc_figures(const Matrix& A, double kernels, double allreduces, double exchanges,
+                      double vector_bytes_per_row, int products) {
+  Figures f;
+  f.kernels = kernels;
+  f.allreduces = allreduces;
+  f.exchanges = exchanges;
+  f.bytes = vector_bytes_per_row * double(A.global_rows()) + products * matrix_bytes(A);
+  return f;
+}
+
+// CG: MatMult {p, z}, VecDot {p, z}, VecAXPY x {x, p}, VecAXPY r {r, z},
+// PCApply (PCNONE: VecCopy {r, z}), VecDot {z, r}, VecAYPX p {p, z}.
+KFUSE_BENCH_REGISTER(register_variant("cg", "petsc", [](const Setup& s) {
+  Matrix A = cg_matrix(s);
+  const Figures f = petsc_figures(A, 7, 2, 1, 7 * 16.0, 1);
+  return std::make_unique<PetscSolve>(s, std::move(A), KSPCG, KSP_NORM_NATURAL, f);
+}));
+
+// BiCGSTAB (right side, PCNONE): VecDot rho {r, r_hat}, VecAXPBYPCZ p {p, r, v},
+// PCApply (VecCopy {p, w}) + MatMult {w, v}, VecDot d {v, r_hat}, VecWAXPY s
+// {s, r, v}, PCApply {s, w} + MatMult {w, t}, VecDotNorm2 {s, t}, VecAXPBYPCZ x
+// {x, p, s}, VecWAXPY r {r, s, t}, VecNorm {r}.
+KFUSE_BENCH_REGISTER(register_variant("bicgstab", "petsc", [](const Setup& s) {
+  Matrix A = bicgstab_matrix(s);
+  const Figures f = petsc_figures(A, 12, 4, 2, 216, 2);
+  return std::make_unique<PetscSolve>(s, std::move(A), KSPBCGS, KSP_NORM_UNPRECONDITIONED, f);
+}));
+
+}  // namespace
+}  // namespace kfuse::bench::solvers
+
+#endif  // KFUSE_BENCH_HAVE_PETSC
