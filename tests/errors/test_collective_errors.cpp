@@ -115,7 +115,7 @@ TEST_CASE("one rank binds a program to an array of another grid") {
 // Skipped while it hangs: detail::prepare_leaves (include/kfuse/exec/eager.hpp)
 // throws on the rank that sees the mismatch only, and the other ranks wait for
 // it in the halo exchange. Remove skip() once eager statements agree on errors.
-TEST_CASE("one rank assigns eagerly from an array of another grid" * doctest::skip()) {
+TEST_CASE("one rank assigns eagerly from an array of another grid") {
   const kfuse::Comm comm;
   if (comm.size() < 2) return;
   kfuse::Grid<2> grid(comm, {8, 8}), other(comm, {8, 9});

@@ -53,8 +53,9 @@ bool is_target(const A& a, const Target* target) {
   }
 }
 
-/// Checks every array leaf against `space`, collects stale stencil reads into
-/// `exchange`, and reports whether `target` (if any) is read at an offset.
+/// Checks every array leaf against `space` (collectively: an error on one
+/// rank throws on all), collects stale stencil reads into `exchange`, and
+/// reports whether `target` (if any) is read at an offset.
 template <int D, class E, class Target>
 bool prepare_leaves(const char* api, const E& e, const space_t<D>& space,
                     typename eager_exchange<D>::type& exchange, const Target* target) {
@@ -69,29 +70,37 @@ bool prepare_leaves(const char* api, const E& e, const space_t<D>& space,
         throw Error(error_message(api, ": array '", a.label(), "' is read at offset ", reach,
                                   " but its grid's halo is only ", space.halo()));
   };
-  for_each_leaf(e, [&](const auto& leaf) {
-    using L = std::decay_t<decltype(leaf)>;
-    if constexpr (is_leaf_handle<L>::value && expr_traits<L>::domain == D) {
-      check(leaf, 0);
-    } else if constexpr (is_sparse_product<L>::value) {
-      if constexpr (D == domain::row_map) {
-        exchange.add(api, leaf.matrix, leaf.x, &space);
-        if (is_target(leaf.x, target)) aliased = true;
-      }
-    } else if constexpr (is_shifted<L>::value) {
-      const auto& a = leaf.leaf;
-      if constexpr (expr_traits<std::decay_t<decltype(a)>>::domain == D) {
-        check(a, L::reach);
-        if (!L::pointwise) {
-          if (is_target(a, target)) aliased = true;
-          if (a.halo_stale() && std::find(added.begin(), added.end(), a.storage_id()) == added.end()) {
-            exchange.add(a);
-            added.push_back(a.storage_id());
+  std::string error;
+  try {
+    for_each_leaf(e, [&](const auto& leaf) {
+      using L = std::decay_t<decltype(leaf)>;
+      if constexpr (is_leaf_handle<L>::value && expr_traits<L>::domain == D) {
+        check(leaf, 0);
+      } else if constexpr (is_sparse_product<L>::value) {
+        if constexpr (D == domain::row_map) {
+          exchange.add(api, leaf.matrix, leaf.x, &space);
+          if (is_target(leaf.x, target)) aliased = true;
+        }
+      } else if constexpr (is_shifted<L>::value) {
+        const auto& a = leaf.leaf;
+        if constexpr (expr_traits<std::decay_t<decltype(a)>>::domain == D) {
+          check(a, L::reach);
+          if (!L::pointwise) {
+            if (is_target(a, target)) aliased = true;
+            if (a.halo_stale() &&
+                std::find(added.begin(), added.end(), a.storage_id()) == added.end()) {
+              exchange.add(a);
+              added.push_back(a.storage_id());
+            }
           }
         }
       }
-    }
-  });
+    });
+  } catch (const Error& failure) {
+    error = failure.what();
+  }
+  // A mismatch on one rank only (other ranks would wait in the exchange) throws on all.
+  space.comm().agree_or_throw(error);
   return aliased;
 }
 
@@ -197,7 +206,8 @@ auto eval(const E& e) {
     using Op = typename E::op_type;
     const auto acc = run_kernel<kernel_rank<D>>(
         "kfuse:group[eval " + std::string(Op::symbol) + "]", owned_box(*grid),
-        make_statement_list(Accumulate<0, Op, T, std::decay_t<decltype(value)>>{value}), grid->comm());
+        make_statement_list(Accumulate<0, Op, T, std::decay_t<decltype(value)>>{value}),
+        grid->comm());
     return E::finish_type::apply(accumulator_of<0>(acc));
   } else {
     static_assert(is_operand_v<E> && expr_traits<node_t<E>>::domain == domain::scalar,
