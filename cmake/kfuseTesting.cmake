@@ -5,6 +5,11 @@
 #       A doctest program and its ctest tests: `<name>`, or with RANKS (MPI builds)
 #       `<name>.np<n>` per rank count, run through mpiexec. The program links
 #       tests/support/main.cpp (compiled once for all tests) unless NO_MAIN is given.
+#       MPI runs are labelled `mpi` and `np<n>` (e.g. `ctest -LE np4` leaves out 4 ranks).
+#   kfuse_add_test_run(NAME <name> TEST <kfuse_add_test name> [RANKS <n>...]
+#                      [ENVIRONMENT <var=value>...] [LABELS <label>...] [ARGS <arg>...])
+#       More ctest runs of a program that kfuse_add_test built, e.g. with another
+#       environment: `<name>`, or `<name>.np<n>` per rank count in MPI builds.
 #   kfuse_add_compile_fail_test(NAME <name> SOURCE <file> REGEX <regex>)
 #       `<name>` passes when compiling <file> fails with a diagnostic matching <regex>;
 #       `<name>.ok` (run first) compiles it with -DKFUSE_COMPILE_FAIL_OK, which must succeed.
@@ -129,12 +134,47 @@ function(kfuse_add_test)
                COMMAND "${MPIEXEC_EXECUTABLE}" ${MPIEXEC_NUMPROC_FLAG} ${ranks}
                        ${KFUSE_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}>
                        ${MPIEXEC_POSTFLAGS} ${arg_ARGS})
-      _kfuse_set_test_properties(${test} ${arg_TIMEOUT} "mpi;${arg_LABELS}")
+      _kfuse_set_test_properties(${test} ${arg_TIMEOUT} "mpi;np${ranks};${arg_LABELS}")
       set_tests_properties(${test} PROPERTIES PROCESSORS ${ranks})
     endforeach()
   else()
     add_test(NAME ${arg_NAME} COMMAND ${target} ${arg_ARGS})
     _kfuse_set_test_properties(${arg_NAME} ${arg_TIMEOUT} "${arg_LABELS}")
+  endif()
+endfunction()
+
+function(kfuse_add_test_run)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TEST;TIMEOUT" "RANKS;ENVIRONMENT;LABELS;ARGS")
+  if(NOT arg_NAME OR NOT arg_TEST OR arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "kfuse_add_test_run(NAME <name> TEST <test> ...) needs NAME and TEST")
+  endif()
+  string(MAKE_C_IDENTIFIER "test_${arg_TEST}" target)
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "kfuse_add_test_run(${arg_NAME}): no test program ${arg_TEST} "
+                        "(kfuse_add_test(NAME ${arg_TEST} ...) first)")
+  endif()
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT ${KFUSE_TEST_TIMEOUT})
+  endif()
+  set(tests "")
+  if(arg_RANKS AND KFUSE_ENABLE_MPI)
+    foreach(ranks IN LISTS arg_RANKS)
+      set(test "${arg_NAME}.np${ranks}")
+      add_test(NAME ${test}
+               COMMAND "${MPIEXEC_EXECUTABLE}" ${MPIEXEC_NUMPROC_FLAG} ${ranks}
+                       ${KFUSE_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}>
+                       ${MPIEXEC_POSTFLAGS} ${arg_ARGS})
+      _kfuse_set_test_properties(${test} ${arg_TIMEOUT} "mpi;np${ranks};${arg_LABELS}")
+      set_tests_properties(${test} PROPERTIES PROCESSORS ${ranks})
+      list(APPEND tests ${test})
+    endforeach()
+  else()
+    add_test(NAME ${arg_NAME} COMMAND ${target} ${arg_ARGS})
+    _kfuse_set_test_properties(${arg_NAME} ${arg_TIMEOUT} "${arg_LABELS}")
+    list(APPEND tests ${arg_NAME})
+  endif()
+  if(arg_ENVIRONMENT)
+    set_property(TEST ${tests} APPEND PROPERTY ENVIRONMENT ${arg_ENVIRONMENT})
   endif()
 endfunction()
 

@@ -1,46 +1,187 @@
 // HaloExchange<N>: refreshes the halos of several arrays on one grid in one
-// round of messages: each rank trades one buffer with each of its up to
+// round of messages: each rank trades one message with each of its up to
 // 3^N - 1 neighbours (faces, edges and corners, so 9- and 27-point stencils
-// see correct corners), packed and unpacked by Kokkos kernels labelled
-// "kfuse:halo...". A neighbour that is this rank (periodic, one rank along a
-// dimension) is a local copy. Zero-gradient boundaries are mirrored last.
+// see correct corners). A neighbour that is this rank (periodic, one rank
+// along a dimension) is a local copy. Zero-gradient boundaries are mirrored
+// last. Used by eager assignments and fused programs (exec/).
 //
 // start() packs and posts the messages; finish() waits and unpacks, so a
 // caller can compute interior points in between (overlap).
+//
+// Data path: every message of the round is a segment of one send buffer and
+// one receive buffer in the arrays' memory space; each array is packed by one
+// kernel ("kfuse:halo-pack") covering all directions, and unpacked by one
+// ("kfuse:halo-unpack"). The buffers are fenced before MPI sees them. MPI gets
+// the device buffers themselves when it can read them (host memory, or a
+// CUDA-aware MPI, see mpi_takes_device_buffers()); otherwise the round is
+// staged through host mirrors (pinned memory under CUDA), one copy each way.
+// Buffers come from a pool and go back to it after finish(), so repeated
+// exchanges of the same arrays allocate nothing.
 #pragma once
 
 #include <array>
+#include <climits>
+#include <cstddef>
+#include <cstdlib>
 #include <functional>
+#include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
 
 #include "kfuse/array/array.hpp"
+#include "kfuse/core/error.hpp"
+#include "kfuse/dist/comm.hpp"
 #include "kfuse/dist/grid.hpp"
+
+#if KFUSE_ENABLE_MPI && defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI: MPIX_Query_cuda_support()
+#endif
+#endif
 
 namespace kfuse::detail {
 
-/// Copies between a box of a view and a contiguous buffer (row-major).
-template <class T, int N, bool Unpack>
-struct BoxCopy {
-  view_t<T, N> view;
-  T* buffer;
-  std::int64_t lo[N];
-  std::int64_t extent[N];
+/// Whether the MPI library in use accepts CUDA device pointers, asked at run
+/// time: the library found at run time may differ from the headers compiled
+/// against (Open MPI's MPIX_CUDA_AWARE_SUPPORT only describes the latter).
+inline bool mpi_cuda_aware() {
+#if KFUSE_ENABLE_MPI && defined(KOKKOS_ENABLE_CUDA) && defined(OMPI_HAVE_MPI_EXT_CUDA) && \
+    OMPI_HAVE_MPI_EXT_CUDA
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
 
-  KOKKOS_INLINE_FUNCTION void move(T& cell, std::int64_t at) const {
+/// Whether MPI may be handed pointers into MemSpace (the arrays' memory):
+/// always for host-accessible memory (Serial, OpenMP); for CUDA memory when
+/// the MPI library is CUDA-aware. The environment variable
+/// KFUSE_MPI_DEVICE_BUFFERS=1 or 0 overrides the answer (for an MPI that is
+/// GPU-aware without saying so, or to test the staged path on a host build).
+/// Asked once per process, after MPI_Init.
+inline bool mpi_takes_device_buffers() {
+  static const bool answer = [] {
+    const char* force = std::getenv("KFUSE_MPI_DEVICE_BUFFERS");
+    if (force != nullptr && *force != '\0') return std::string(force) != "0";
+    return Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible || mpi_cuda_aware();
+  }();
+  return answer;
+}
+
+/// Host memory for staging device buffers: pinned under CUDA (faster copies).
+#if defined(KOKKOS_ENABLE_CUDA)
+using StagingSpace = Kokkos::CudaHostPinnedSpace;
+#else
+using StagingSpace = Kokkos::HostSpace;
+#endif
+
+/// The buffers of one exchange round: send and receive buffers in MemSpace
+/// and, when staged, their host copies (empty views otherwise).
+struct HaloBuffers {
+  Kokkos::View<char*, MemSpace> send, recv;
+  Kokkos::View<char*, StagingSpace> host_send, host_recv;
+
+  bool fits(std::size_t send_bytes, std::size_t recv_bytes, bool staged) const {
+    return send.extent(0) == send_bytes && recv.extent(0) == recv_bytes &&
+           (host_send.extent(0) == send_bytes) == staged;
+  }
+};
+
+/// Exchange buffers kept between rounds, matched by exact size (the same
+/// arrays on the same grid ask for the same sizes every time). At most
+/// `capacity` idle sets are kept, most recently used first; all are released
+/// when Kokkos is finalized.
+class HaloBufferPool {
+ public:
+  static HaloBufferPool& instance() {
+    static HaloBufferPool pool;
+    return pool;
+  }
+
+  HaloBuffers take(std::size_t send_bytes, std::size_t recv_bytes, bool staged) {
+    for (auto it = idle_.rbegin(); it != idle_.rend(); ++it) {
+      if (it->fits(send_bytes, recv_bytes, staged)) {
+        HaloBuffers found = *it;
+        idle_.erase(std::next(it).base());
+        return found;
+      }
+    }
+    HaloBuffers b;
+    const auto no_init = [](const char* label) {
+      return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
+    };
+    b.send = decltype(b.send)(no_init("kfuse:halo-send"), send_bytes);
+    b.recv = decltype(b.recv)(no_init("kfuse:halo-recv"), recv_bytes);
+    if (staged) {
+      b.host_send = decltype(b.host_send)(no_init("kfuse:halo-send-host"), send_bytes);
+      b.host_recv = decltype(b.host_recv)(no_init("kfuse:halo-recv-host"), recv_bytes);
+    }
+    return b;
+  }
+
+  void give_back(HaloBuffers b) {
+    if (!finalize_hook_set_) {
+      // Views must not outlive Kokkos: drop the idle buffers at finalize.
+      Kokkos::push_finalize_hook([this] {
+        idle_.clear();
+        finalize_hook_set_ = false;
+      });
+      finalize_hook_set_ = true;
+    }
+    idle_.push_back(std::move(b));
+    if (idle_.size() > capacity) idle_.erase(idle_.begin());
+  }
+
+  std::size_t idle() const { return idle_.size(); }
+
+ private:
+  static constexpr std::size_t capacity = 16;
+  std::vector<HaloBuffers> idle_;
+  bool finalize_hook_set_ = false;
+};
+
+/// Where one array's cells of every message of a round lie: box b (view
+/// coordinates lo, extent) holds cells [first[b], first[b + 1]) of the
+/// launch, stored row-major from data[b] in a buffer.
+template <int N>
+struct HaloBoxes {
+  static constexpr int max_boxes = 27;
+  int count = 0;
+  Kokkos::Array<std::int64_t, max_boxes + 1> first{};
+  Kokkos::Array<char*, max_boxes> data{};
+  Kokkos::Array<Kokkos::Array<std::int64_t, N>, max_boxes> lo{}, extent{};
+
+  std::int64_t cells() const { return first[count]; }
+};
+
+/// Copies one array's cells between the view and the buffers, every box of a
+/// round in one launch: pack (view to buffers) or unpack (buffers to view).
+template <class T, int N, bool Unpack>
+struct HaloCopy {
+  view_t<T, N> view;
+  HaloBoxes<N> boxes;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
+    int b = 0;
+    while (t >= boxes.first[b + 1]) ++b;
+    std::int64_t rest = t - boxes.first[b];
+    T* slot = reinterpret_cast<T*>(boxes.data[b]) + rest;
+    std::int64_t at[N];
+    for (int d = N - 1; d >= 0; --d) {
+      at[d] = boxes.lo[b][d] + rest % boxes.extent[b][d];
+      rest /= boxes.extent[b][d];
+    }
+    T* cell;
+    if constexpr (N == 1) cell = &view(at[0]);
+    if constexpr (N == 2) cell = &view(at[0], at[1]);
+    if constexpr (N == 3) cell = &view(at[0], at[1], at[2]);
     if (Unpack)
-      cell = buffer[at];
+      *cell = *slot;
     else
-      buffer[at] = cell;
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { move(view(i), i - lo[0]); }
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
-    move(view(i, j), (i - lo[0]) * extent[1] + (j - lo[1]));
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, std::int64_t k) const {
-    move(view(i, j, k), ((i - lo[0]) * extent[1] + (j - lo[1])) * extent[2] + (k - lo[2]));
+      *slot = *cell;
   }
 };
 
@@ -89,6 +230,20 @@ class HaloExchange {
       link.rank = is_self(dir) ? -1 : grid.neighbor(dir);
     }
   }
+  HaloExchange(const HaloExchange&) = delete;
+  HaloExchange& operator=(const HaloExchange&) = delete;
+
+  /// A round left unfinished (an exception between start() and finish())
+  /// still completes its messages before the buffers can be reused.
+  ~HaloExchange() {
+    if (!in_flight_) return;
+#if KFUSE_ENABLE_MPI
+    if (!requests_.empty())
+      MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+#endif
+    Kokkos::fence();
+    detail::HaloBufferPool::instance().give_back(std::move(buffers_));
+  }
 
   /// Adds an array (on this exchange's grid) to the round.
   template <class T>
@@ -99,69 +254,75 @@ class HaloExchange {
 
   /// Packs and posts every message.
   void start() {
+    if (arrays_.empty()) return;
+    const int me = grid_.comm().rank();
+    const bool staged = !detail::mpi_takes_device_buffers();
+
+    // Layout: one segment per message, each array's cells at 16-byte-aligned
+    // offsets in it. Both ends compute the same layout (same arrays, same
+    // order, boxes of equal size), so messages need no header.
+    std::size_t send_bytes = 0, recv_bytes = 0;
+    bool remote = false;
     for (Link& link : links_) {
       if (link.rank < 0) continue;
-      std::size_t bytes = 0;
-      for (const Entry& e : arrays_) bytes += e.bytes(box(link.dir, false));
-      link.send = buffer_t("kfuse:halo-send", bytes);
-      link.recv = buffer_t("kfuse:halo-recv", bytes);
-      std::size_t offset = 0;
-      for (const Entry& e : arrays_) {
-        const detail::Box<N> b = box(link.dir, false);
-        e.copy(b, link.send.data() + offset, false);
-        offset += e.bytes(b);
+      link.cells = box(link.dir, false).size();
+      link.bytes = 0;
+      for (const Entry& e : arrays_) link.bytes += padded(link.cells, e.element_size);
+      if (link.bytes > static_cast<std::size_t>(INT_MAX))
+        throw Error(detail::error_message("kfuse::HaloExchange: a halo message of ", link.bytes,
+                                          " bytes exceeds MPI's int count; use fewer arrays "
+                                          "per exchange or more ranks"));
+      link.send_offset = send_bytes;
+      send_bytes += link.bytes;
+      if (link.rank != me) {
+        remote = true;
+        link.recv_offset = recv_bytes;
+        recv_bytes += link.bytes;
       }
     }
-    Kokkos::fence();  // buffers complete before MPI or the local copy reads them
-    const int me = grid_.comm().rank();
-    for (Link& link : links_) {
-      if (link.rank < 0) continue;
-      if (link.rank == me) continue;  // local copy in finish()
+    buffers_ = detail::HaloBufferPool::instance().take(send_bytes, recv_bytes, staged);
+    in_flight_ = true;
+
+    for (std::size_t a = 0; a < arrays_.size(); ++a) arrays_[a].copy(boxes(false, a), false);
+    Kokkos::fence();  // the buffers are complete before MPI or the local copies read them
+    if (!remote) return;
+    if (staged) Kokkos::deep_copy(buffers_.host_send, buffers_.send);
+
 #if KFUSE_ENABLE_MPI
-      link.host_send = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), link.send);
-      link.host_recv = Kokkos::create_mirror_view(Kokkos::HostSpace(), link.recv);
-      const int size = static_cast<int>(link.send.extent(0));
+    char* send = staged ? buffers_.host_send.data() : buffers_.send.data();
+    char* recv = staged ? buffers_.host_recv.data() : buffers_.recv.data();
+    for (Link& link : links_) {
+      if (link.rank < 0 || link.rank == me) continue;
+      const int size = static_cast<int>(link.bytes);
       // The neighbour at `dir` sends toward -dir, tagged with that direction.
       const int recv_tag = Grid<N>::direction_index(opposite(link.dir));
       const int send_tag = Grid<N>::direction_index(link.dir);
       requests_.emplace_back();
-      MPI_Irecv(link.host_recv.data(), size, MPI_BYTE, link.rank, recv_tag, grid_.comm().native(),
+      MPI_Irecv(recv + link.recv_offset, size, MPI_BYTE, link.rank, recv_tag, grid_.comm().native(),
                 &requests_.back());
       requests_.emplace_back();
-      MPI_Isend(link.host_send.data(), size, MPI_BYTE, link.rank, send_tag, grid_.comm().native(),
+      MPI_Isend(send + link.send_offset, size, MPI_BYTE, link.rank, send_tag, grid_.comm().native(),
                 &requests_.back());
-#endif
     }
+#endif
   }
 
   /// Waits, unpacks, mirrors zero-gradient faces, marks the halos fresh.
   void finish() {
-    const int me = grid_.comm().rank();
+    if (arrays_.empty()) return;
 #if KFUSE_ENABLE_MPI
     if (!requests_.empty())
       MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
     requests_.clear();
 #endif
-    for (Link& link : links_) {
-      if (link.rank < 0) continue;
-      if (link.rank == me) {
-        // Periodic onto this rank: what arrives from `dir` is what we send toward -dir.
-        Kokkos::deep_copy(link.recv, links_[Grid<N>::direction_index(opposite(link.dir))].send);
-      } else {
-#if KFUSE_ENABLE_MPI
-        Kokkos::deep_copy(link.recv, link.host_recv);
-#endif
-      }
-      std::size_t offset = 0;
-      for (const Entry& e : arrays_) {
-        const detail::Box<N> b = box(link.dir, true);
-        e.copy(b, link.recv.data() + offset, true);
-        offset += e.bytes(b);
-      }
-    }
+    if (buffers_.host_recv.extent(0) > 0) Kokkos::deep_copy(buffers_.recv, buffers_.host_recv);
+    for (std::size_t a = 0; a < arrays_.size(); ++a) arrays_[a].copy(boxes(true, a), true);
     for (const Entry& e : arrays_) e.mirror();
     for (const Entry& e : arrays_) e.mark_fresh();
     Kokkos::fence();
+    in_flight_ = false;
+    detail::HaloBufferPool::instance().give_back(std::move(buffers_));
+    buffers_ = {};
   }
 
   void run() {
@@ -171,22 +332,30 @@ class HaloExchange {
 
  private:
   static constexpr int directions = N == 1 ? 3 : N == 2 ? 9 : 27;
-  using buffer_t = Kokkos::View<char*, detail::MemSpace>;
-  using host_buffer_t = typename buffer_t::HostMirror;
 
   struct Link {
     Direction<N> dir{};
     int rank = -1;  // -1: no message (self direction, or beyond a fixed boundary)
-    buffer_t send, recv;
-    host_buffer_t host_send, host_recv;
+    // Set by start():
+    std::int64_t cells = 0;       // per array
+    std::size_t bytes = 0;        // of the message (all arrays)
+    std::size_t send_offset = 0;  // of the message in the send buffer
+    std::size_t recv_offset = 0;  // in the receive buffer (messages from other ranks)
   };
 
   struct Entry {
-    std::function<std::size_t(const detail::Box<N>&)> bytes;
-    std::function<void(const detail::Box<N>&, char*, bool)> copy;
+    std::size_t element_size;
+    std::function<void(const detail::HaloBoxes<N>&, bool)> copy;  // one kernel, all boxes
     std::function<void()> mirror;
     std::function<void()> mark_fresh;
   };
+
+  /// Bytes of `cells` elements, rounded up so the next array starts aligned.
+  static std::size_t padded(std::int64_t cells, std::size_t element_size) {
+    constexpr std::size_t align = 16;
+    const std::size_t bytes = static_cast<std::size_t>(cells) * element_size;
+    return (bytes + align - 1) / align * align;
+  }
 
   static bool is_self(const Direction<N>& dir) {
     for (int d = 0; d < N; ++d)
@@ -218,28 +387,51 @@ class HaloExchange {
     return b;
   }
 
+  /// The boxes of array `a` in this round: the owned cells it sends (pack),
+  /// or the halo cells it receives (unpack) with where each box's values
+  /// are: the receive buffer, or for a message to itself, the send buffer's
+  /// segment for the opposite direction.
+  detail::HaloBoxes<N> boxes(bool unpack, std::size_t a) const {
+    const int me = grid_.comm().rank();
+    detail::HaloBoxes<N> result;
+    for (const Link& link : links_) {
+      if (link.rank < 0) continue;
+      std::size_t at = 0;  // of array a in the message
+      for (std::size_t k = 0; k < a; ++k) at += padded(link.cells, arrays_[k].element_size);
+      char* base;
+      if (!unpack) {
+        base = buffers_.send.data() + link.send_offset;
+      } else if (link.rank != me) {
+        base = buffers_.recv.data() + link.recv_offset;
+      } else {
+        // Periodic onto this rank: what arrives from `dir` is what we send toward -dir.
+        base =
+            buffers_.send.data() + links_[Grid<N>::direction_index(opposite(link.dir))].send_offset;
+      }
+      const detail::Box<N> b = box(link.dir, unpack);
+      const int k = result.count++;
+      result.data[k] = base + at;
+      for (int d = 0; d < N; ++d) {
+        result.lo[k][d] = b.lo[d];
+        result.extent[k][d] = b.hi[d] - b.lo[d];
+      }
+      result.first[k + 1] = result.first[k] + b.size();
+    }
+    return result;
+  }
+
   template <class T>
   Entry make_entry(const Array<T, N>& array) const {
     Entry e;
-    e.bytes = [](const detail::Box<N>& b) { return static_cast<std::size_t>(b.size()) * sizeof(T); };
-    e.copy = [view = array.view()](const detail::Box<N>& b, char* buffer, bool unpack) {
-      Kokkos::Array<std::int64_t, N> lo, hi;
-      std::int64_t extent[N];
-      for (int d = 0; d < N; ++d) {
-        lo[d] = b.lo[d];
-        hi[d] = b.hi[d];
-        extent[d] = b.hi[d] - b.lo[d];
-      }
-      T* typed = reinterpret_cast<T*>(buffer);
-      if (unpack) {
-        detail::BoxCopy<T, N, true> f{view, typed, {}, {}};
-        for (int d = 0; d < N; ++d) f.lo[d] = lo[d], f.extent[d] = extent[d];
-        detail::for_box<N>("kfuse:halo-unpack", lo, hi, f);
-      } else {
-        detail::BoxCopy<T, N, false> f{view, typed, {}, {}};
-        for (int d = 0; d < N; ++d) f.lo[d] = lo[d], f.extent[d] = extent[d];
-        detail::for_box<N>("kfuse:halo-pack", lo, hi, f);
-      }
+    e.element_size = sizeof(T);
+    e.copy = [view = array.view()](const detail::HaloBoxes<N>& boxes, bool unpack) {
+      if (boxes.cells() == 0) return;
+      const Kokkos::RangePolicy<detail::ExecSpace, Kokkos::IndexType<std::int64_t>> all(
+          0, boxes.cells());
+      if (unpack)
+        Kokkos::parallel_for("kfuse:halo-unpack", all, detail::HaloCopy<T, N, true>{view, boxes});
+      else
+        Kokkos::parallel_for("kfuse:halo-pack", all, detail::HaloCopy<T, N, false>{view, boxes});
     };
     e.mirror = [array, grid = grid_]() {
       const std::int64_t h = grid.halo();
@@ -267,6 +459,8 @@ class HaloExchange {
   Grid<N> grid_;
   std::array<Link, directions> links_;
   std::vector<Entry> arrays_;
+  detail::HaloBuffers buffers_;  // of the round in flight
+  bool in_flight_ = false;
 #if KFUSE_ENABLE_MPI
   std::vector<MPI_Request> requests_;
 #endif
