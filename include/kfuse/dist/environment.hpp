@@ -1,8 +1,15 @@
 // Environment: RAII start-up of MPI (MPI_THREAD_FUNNELED) and Kokkos, each
 // only if the application has not done it already; the destructor finalizes
 // only what this object initialized, in reverse order. With a GPU backend each
-// rank takes device (node-local rank mod device count).
+// rank takes device (node-local rank mod device count) unless the user chose
+// one (--kokkos-device..., KOKKOS_DEVICE_ID, KOKKOS_NUM_DEVICES).
 #pragma once
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <Kokkos_Core.hpp>
 
@@ -33,15 +40,53 @@ inline int node_local_rank() {
 #endif
 }
 
-/// Device for this rank, or -1 when the backend has no devices to choose.
-inline int device_for_rank() {
+/// Whether the user picked the device: Kokkos' command-line options
+/// (--kokkos-device[-id]=, --kokkos-ndevices= / --kokkos-num-devices=) or
+/// environment variables. Kokkos then decides, as it would without kfuse.
+inline bool user_chose_device(int argc, char** argv) {
+  for (int k = 1; k < argc && argv[k] != nullptr; ++k) {
+    const std::string_view arg(argv[k]);
+    for (const char* option : {"--kokkos-device", "--kokkos-ndevices", "--kokkos-num-devices"})
+      if (arg.substr(0, std::string_view(option).size()) == option) return true;
+  }
+  for (const char* variable : {"KOKKOS_DEVICE_ID", "KOKKOS_NUM_DEVICES"})
+    if (std::getenv(variable) != nullptr) return true;
+  return false;
+}
+
+/// Device for this rank (node-local rank modulo the node's device count), or
+/// -1 when the backend has no devices to choose or the user chose one.
+inline int device_for_rank(int argc, char** argv) {
 #if defined(KOKKOS_ENABLE_CUDA)
+  if (user_chose_device(argc, argv)) return -1;
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return -1;
   return node_local_rank() % count;
 #else
+  (void)argc, (void)argv;
   return -1;
 #endif
+}
+
+/// Kokkos::initialize(argc, argv) on `device` (-1: as Kokkos chooses). The
+/// device goes in as one more command-line option, so that Kokkos still
+/// parses the user's other --kokkos-* options (initializing from settings
+/// would drop them); argv keeps the arguments Kokkos does not consume.
+inline void initialize_kokkos_on(int& argc, char**& argv, int device) {
+  if (device < 0) {
+    Kokkos::initialize(argc, argv);
+    return;
+  }
+  std::string option = "--kokkos-device-id=" + std::to_string(device);  // Kokkos 3.4 and 4.x
+  std::vector<char*> args(argv, argv + argc);
+  args.push_back(option.data());
+  args.push_back(nullptr);
+  int count = argc + 1;
+  Kokkos::initialize(count, args.data());
+  count = std::min(count, argc);  // (our option is consumed)
+  for (int k = 0; k < count; ++k) argv[k] = args[static_cast<std::size_t>(k)];
+  if (count < argc) argv[count] = nullptr;
+  argc = count;
 }
 
 }  // namespace detail
@@ -63,7 +108,7 @@ class Environment {
     }
 #endif
     if (!Kokkos::is_initialized()) {
-      detail::initialize_kokkos(argc, argv, detail::device_for_rank());
+      detail::initialize_kokkos_on(argc, argv, detail::device_for_rank(argc, argv));
       owns_kokkos_ = true;
     }
   }
