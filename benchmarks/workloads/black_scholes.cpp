@@ -176,7 +176,7 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
     "black_scholes",
     "European call and put prices of N options (~60 operations, 2 outputs)",
     1 << 21,
-    5,
+    3,
     1e-12,
     [](const Setup& s) { return std::to_string(s.size); },
     [](const Setup& s) { return 40.0 * static_cast<double>(s.size); },  // S, X, T in; call, put out

@@ -210,7 +210,7 @@ class Kfuse final : public Variant {
 KFUSE_BENCH_REGISTER(register_workload(Workload{
     "cfd",
     "cavity flow (CFD Python step 11): b, nit pressure-Poisson sweeps, u/v update per step",
-    1024,
+    512,
     2,
     1e-12,
     [](const Setup& s) {

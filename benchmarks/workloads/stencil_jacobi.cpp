@@ -69,7 +69,7 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
     "stencil_jacobi",
     "2-D 5-point Jacobi sweep + residual sum((v-u)^2), ping-pong by rebinding",
     2048,
-    20,
+    10,
     1e-12,
     [](const Setup& s) { return std::to_string(s.size) + "x" + std::to_string(s.size); },
     min_bytes,

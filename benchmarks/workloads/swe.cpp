@@ -178,8 +178,8 @@ class Kfuse<kfuse::Unfused> final : public Variant, State {
 KFUSE_BENCH_REGISTER(register_workload(Workload{
     "swe",
     "2-D shallow water (h, hu, hv), Lax-Friedrichs, periodic, plus total mass per step",
-    2048,
-    10,
+    1024,
+    5,
     1e-12,
     [](const Setup& s) { return std::to_string(s.size) + "x" + std::to_string(s.size); },
     min_bytes,
