@@ -1,7 +1,8 @@
 // BiCGSTAB by hand: the expert's five Kokkos kernels per iteration (each
 // boundary forced by a data dependence: a product needs its whole input, a
 // scalar needs a reduction), the two products overlapped with the ghost
-// imports of p and s (solver_hand.hpp), three allreduces:
+// imports of p and s, reductions summed in registers by chunks
+// (solver_hand.hpp), three allreduces:
 //   kernel 1: p = r + beta (p - omega v)
 //   kernel 2: v = A p, d = v.r_hat                     -> alpha = rho / d
 //   kernel 3: s = r - alpha v
@@ -24,12 +25,12 @@ struct UpdateP {
 };
 
 /// v = A p, v.r_hat over a list of rows.
-struct SpmvDot : SumsOf<1> {
+struct SpmvDot {
   Csr A;
   ConstView p, r_hat;  // p: all columns
   View v;
   Rows rows;
-  KOKKOS_INLINE_FUNCTION void operator()(int k, double* sums) const {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
     const int row = rows(k);
     const double y = A.row_times(row, p);
     v(row) = y;
@@ -45,12 +46,12 @@ struct UpdateS {
 };
 
 /// t = A s, t.s and t.t over a list of rows.
-struct SpmvDots : SumsOf<2> {
+struct SpmvDots {
   Csr A;
   ConstView s;  // all columns
   View t;
   Rows rows;
-  KOKKOS_INLINE_FUNCTION void operator()(int k, double* sums) const {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
     const int row = rows(k);
     const double y = A.row_times(row, s);
     t(row) = y;
@@ -60,7 +61,7 @@ struct SpmvDots : SumsOf<2> {
 };
 
 /// x += alpha p + omega s, r = s - omega t, r.r_hat and r.r.
-struct UpdateXR : SumsOf<2> {
+struct UpdateXR {
   View x, r;
   ConstView p, s, t, r_hat;
   double alpha, omega;
@@ -74,7 +75,7 @@ struct UpdateXR : SumsOf<2> {
 };
 
 /// The start: r = b - A x, r_hat = r, with r.r and b.b.
-struct Start : SumsOf<2> {
+struct Start {
   Csr A;
   ConstView x, b;  // x: all columns
   View r, r_hat;
@@ -113,9 +114,8 @@ class Hand final : public Variant {
     if (steps_++ == 0) {
       x_.import(A_);
       double sums[2];
-      Kokkos::parallel_reduce(hand_label("bicgstab: r = b - A x, r_hat = r, r.r, b.b"),
-                              IndexRange(0, n_), Start{{}, Csr(A_), x_.all, b_.view(), r_, r_hat_},
-                              sums);
+      reduce<2>(hand_label("bicgstab: r = b - A x, r_hat = r, r.r, b.b"), n_,
+                Start{Csr(A_), x_.all, b_.view(), r_, r_hat_}, sums);
       comm.allreduce(sums, 2, ReduceOp::sum);
       rho_ = sums[0];
       b_norm_ = std::sqrt(sums[1]);
@@ -128,7 +128,7 @@ class Hand final : public Variant {
     double d = 0;
     overlapped_rows<1>(
         hand_label("bicgstab: v = A p, v.r_hat"), A_, p_,
-        [&](const Rows& rows) { return SpmvDot{{}, Csr(A_), p_.all, r_hat_, v_, rows}; }, &d);
+        [&](const Rows& rows) { return SpmvDot{Csr(A_), p_.all, r_hat_, v_, rows}; }, &d);
     d = comm.allreduce(d, ReduceOp::sum);
     alpha_ = rho_ / d;
     rho_old_ = rho_;
@@ -139,15 +139,13 @@ class Hand final : public Variant {
     double tst[2];
     overlapped_rows<2>(
         hand_label("bicgstab: t = A s, t.s, t.t"), A_, s_,
-        [&](const Rows& rows) { return SpmvDots{{}, Csr(A_), s_.all, t_, rows}; }, tst);
+        [&](const Rows& rows) { return SpmvDots{Csr(A_), s_.all, t_, rows}; }, tst);
     comm.allreduce(tst, 2, ReduceOp::sum);
     omega_ = tst[1] > 0 ? tst[0] / tst[1] : 0.0;
 
     double rho_rr[2];
-    Kokkos::parallel_reduce(
-        hand_label("bicgstab: x += alpha p + omega s, r = s - omega t, r.r_hat, r.r"),
-        IndexRange(0, n_), UpdateXR{{}, x_.all, r_, p_.all, s_.all, t_, r_hat_, alpha_, omega_},
-        rho_rr);
+    reduce<2>(hand_label("bicgstab: x += alpha p + omega s, r = s - omega t, r.r_hat, r.r"), n_,
+              UpdateXR{x_.all, r_, p_.all, s_.all, t_, r_hat_, alpha_, omega_}, rho_rr);
     comm.allreduce(rho_rr, 2, ReduceOp::sum);
     rho_ = rho_rr[0];
     rr_ = rho_rr[1];

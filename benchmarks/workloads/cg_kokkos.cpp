@@ -1,6 +1,7 @@
 // CG by hand: the expert's three Kokkos kernels per iteration on the local
 // CSR block, the ghost import of p through the matrix's import plan,
-// overlapped with the interior rows (solver_hand.hpp):
+// overlapped with the interior rows, reductions summed in registers by
+// chunks (solver_hand.hpp):
 //   kernel 1: Ap = A p, pAp = p.Ap          (interior rows, then ":boundary" rows)
 //   kernel 2: x += alpha p, r -= alpha Ap, rr' = r.r
 //   kernel 3: p = r + beta p
@@ -13,12 +14,12 @@ namespace {
 using namespace hand;
 
 /// Ap = A p and p.Ap over a list of rows.
-struct SpmvDot : SumsOf<1> {
+struct SpmvDot {
   Csr A;
   ConstView p;  // all columns
   View Ap;
   Rows rows;
-  KOKKOS_INLINE_FUNCTION void operator()(int k, double* sums) const {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
     const int row = rows(k);
     const double y = A.row_times(row, p);
     Ap(row) = y;
@@ -27,7 +28,7 @@ struct SpmvDot : SumsOf<1> {
 };
 
 /// x += alpha p, r -= alpha Ap, and r.r.
-struct UpdateXR : SumsOf<1> {
+struct UpdateXR {
   View x, r;
   ConstView p, Ap;
   double alpha;
@@ -48,7 +49,7 @@ struct UpdateP {
 };
 
 /// The start: r = b - A x, p = r, with r.r and b.b.
-struct Start : SumsOf<2> {
+struct Start {
   Csr A;
   ConstView x, b;  // x: all columns
   View r, p;
@@ -82,8 +83,8 @@ class Hand final : public Variant {
     if (steps_++ == 0) {
       x_.import(A_);
       double sums[2];
-      Kokkos::parallel_reduce(hand_label("cg: r = b - A x, p = r, r.r, b.b"), IndexRange(0, n_),
-                              Start{{}, Csr(A_), x_.all, b_.view(), r_, p_.all}, sums);
+      reduce<2>(hand_label("cg: r = b - A x, p = r, r.r, b.b"), n_,
+                Start{Csr(A_), x_.all, b_.view(), r_, p_.all}, sums);
       comm.allreduce(sums, 2, ReduceOp::sum);
       rr_ = sums[0];
       b_norm_ = std::sqrt(sums[1]);
@@ -91,13 +92,13 @@ class Hand final : public Variant {
     double pAp = 0;
     overlapped_rows<1>(
         hand_label("cg: Ap = A p, p.Ap"), A_, p_,
-        [&](const Rows& rows) { return SpmvDot{{}, Csr(A_), p_.all, Ap_, rows}; }, &pAp);
+        [&](const Rows& rows) { return SpmvDot{Csr(A_), p_.all, Ap_, rows}; }, &pAp);
     pAp = comm.allreduce(pAp, ReduceOp::sum);
     const double alpha = rr_ / pAp;
 
     double rr_new = 0;
-    Kokkos::parallel_reduce(hand_label("cg: x += alpha p, r -= alpha Ap, r.r"), IndexRange(0, n_),
-                            UpdateXR{{}, x_.all, r_, p_.all, Ap_, alpha}, &rr_new);
+    reduce<1>(hand_label("cg: x += alpha p, r -= alpha Ap, r.r"), n_,
+              UpdateXR{x_.all, r_, p_.all, Ap_, alpha}, &rr_new);
     rr_new = comm.allreduce(rr_new, ReduceOp::sum);
     const double beta = rr_new / rr_;
     rr_ = rr_new;

@@ -1,11 +1,14 @@
 // Matrix-free CG by hand: three Kokkos kernels per iteration on the grid
 // arrays, the stencil fused with its dot and overlapped with p's halo
 // exchange (kfuse::HaloExchange: interior points while the messages fly,
-// then the boundary strips, labelled ":boundary" as kfuse does):
+// then the boundary strips, labelled ":boundary" as kfuse does). Kernels run
+// by rows, an inner loop along j per row, sums kept in registers for a row
+// (solver_hand.hpp says why):
 //   kernel 1: Ap = 4 p - p(i-1,j) - p(i+1,j) - p(i,j-1) - p(i,j+1), pAp = p.Ap
 //   kernel 2: x += alpha p, r -= alpha Ap, rr' = r.r
 //   kernel 3: p = r + beta p
 // Dirichlet 0: the physical halo cells of p and x stay 0 (never written).
+#include <string>
 #include <vector>
 
 #include "solver_hand.hpp"
@@ -13,17 +16,16 @@
 namespace kfuse::bench::solvers {
 namespace {
 
+using hand::IndexRange;
 using hand::SumsOf;
 using View2 = detail::view_t<double, 2>;
-using Box2 = Kokkos::MDRangePolicy<detail::ExecSpace, Kokkos::Rank<2>,
-                                   Kokkos::IndexType<std::int64_t>>;
 
 KOKKOS_INLINE_FUNCTION double laplacian(const View2& u, std::int64_t i, std::int64_t j) {
   return 4.0 * u(i, j) - u(i - 1, j) - u(i + 1, j) - u(i, j - 1) - u(i, j + 1);
 }
 
 /// Ap = A p and p.Ap.
-struct StencilDot : SumsOf<1> {
+struct StencilDot {
   View2 p, Ap;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* sums) const {
     const double y = laplacian(p, i, j);
@@ -32,7 +34,7 @@ struct StencilDot : SumsOf<1> {
   }
 };
 
-struct UpdateXR : SumsOf<1> {
+struct UpdateXR {
   View2 x, r, p, Ap;
   double alpha;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* sums) const {
@@ -52,7 +54,7 @@ struct UpdateP {
 };
 
 /// The start: r = b - A x, p = r, with r.r and b.b.
-struct Start : SumsOf<2> {
+struct Start {
   View2 x, b, r, p;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* sums) const {
     const double ri = b(i, j) - laplacian(x, i, j);
@@ -66,7 +68,35 @@ struct Start : SumsOf<2> {
 struct Range2 {
   std::int64_t lo0, lo1, hi0, hi1;
   bool empty() const { return lo0 >= hi0 || lo1 >= hi1; }
-  Box2 policy() const { return Box2({lo0, lo1}, {hi0, hi1}); }
+};
+
+/// body(i, j, local) over a box, one row per index: M sums in registers per row.
+template <unsigned M, class Body>
+struct RowSums : SumsOf<M> {
+  Body body;
+  std::int64_t j0, j1;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
+    double local[M];
+    for (unsigned m = 0; m < M; ++m) local[m] = 0;
+    for (std::int64_t j = j0; j < j1; ++j) body(i, j, local);
+    for (unsigned m = 0; m < M; ++m) sums[m] += local[m];
+  }
+};
+
+template <unsigned M, class Body>
+void reduce_box(const std::string& label, const Range2& box, const Body& body, double* sums) {
+  Kokkos::parallel_reduce(label, IndexRange(box.lo0, box.hi0),
+                          RowSums<M, Body>{{}, body, box.lo1, box.hi1}, sums);
+}
+
+/// body(i, j) over a box, one row per index.
+template <class Body>
+struct RowLoop {
+  Body body;
+  std::int64_t j0, j1;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    for (std::int64_t j = j0; j < j1; ++j) body(i, j);
+  }
 };
 
 class Hand final : public Variant {
@@ -106,9 +136,8 @@ class Hand final : public Variant {
         exchange.run();
       }
       double sums[2];
-      Kokkos::parallel_reduce(hand_label("cg_matfree: r = b - A x, p = r, r.r, b.b"),
-                              owned_.policy(), Start{{}, x_.view(), b_.view(), r_.view(), p_.view()},
-                              sums);
+      reduce_box<2>(hand_label("cg_matfree: r = b - A x, p = r, r.r, b.b"), owned_,
+                    Start{x_.view(), b_.view(), r_.view(), p_.view()}, sums);
       comm.allreduce(sums, 2, ReduceOp::sum);
       rr_ = sums[0];
       b_norm_ = std::sqrt(sums[1]);
@@ -116,16 +145,16 @@ class Hand final : public Variant {
 
     double pAp = 0;
     {
-      const StencilDot kernel{{}, p_.view(), Ap_.view()};
+      const StencilDot kernel{p_.view(), Ap_.view()};
       const std::string label = hand_label("cg_matfree: Ap = A p, p.Ap");
       HaloExchange<2> exchange(grid_);
       exchange.add(p_);
       exchange.start();
-      if (!interior_.empty()) Kokkos::parallel_reduce(label, interior_.policy(), kernel, &pAp);
+      if (!interior_.empty()) reduce_box<1>(label, interior_, kernel, &pAp);
       exchange.finish();
       for (const Range2& strip : strips_) {
         double part = 0;
-        Kokkos::parallel_reduce(label + ":boundary", strip.policy(), kernel, &part);
+        reduce_box<1>(label + ":boundary", strip, kernel, &part);
         pAp += part;
       }
     }
@@ -133,16 +162,15 @@ class Hand final : public Variant {
     const double alpha = rr_ / pAp;
 
     double rr_new = 0;
-    Kokkos::parallel_reduce(hand_label("cg_matfree: x += alpha p, r -= alpha Ap, r.r"),
-                            owned_.policy(),
-                            UpdateXR{{}, x_.view(), r_.view(), p_.view(), Ap_.view(), alpha},
-                            &rr_new);
+    reduce_box<1>(hand_label("cg_matfree: x += alpha p, r -= alpha Ap, r.r"), owned_,
+                  UpdateXR{x_.view(), r_.view(), p_.view(), Ap_.view(), alpha}, &rr_new);
     rr_new = comm.allreduce(rr_new, ReduceOp::sum);
     const double beta = rr_new / rr_;
     rr_ = rr_new;
 
-    Kokkos::parallel_for(hand_label("cg_matfree: p = r + beta p"), owned_.policy(),
-                         UpdateP{p_.view(), r_.view(), beta});
+    Kokkos::parallel_for(hand_label("cg_matfree: p = r + beta p"),
+                         IndexRange(owned_.lo0, owned_.hi0),
+                         RowLoop<UpdateP>{UpdateP{p_.view(), r_.view(), beta}, owned_.lo1, owned_.hi1});
     p_.mark_halo_stale();
   }
 
