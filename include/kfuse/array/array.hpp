@@ -259,6 +259,7 @@ std::vector<T> Array<T, N>::gather_impl(int root) const {
   }
   return out;
 #else
+  (void)root;
   return mine;
 #endif
 }
