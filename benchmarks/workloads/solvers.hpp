@@ -145,65 +145,13 @@ Figures solver_figures(const Program& program, double rows, double matrix, int p
 }
 
 // ---- the iterations, once over the fusion policy ----------------------------------
+// The library's own iteration programs (include/kfuse/solvers), built under
+// each policy: Fused is what kfuse::cg / kfuse::bicgstab run.
 
-/// The scalars of a CG iteration.
-struct CgScalars {
-  Scalar<double> rr{"rr"}, pAp{"pAp"}, alpha{"alpha"}, rr_new{"rr'"}, beta{"beta"};
-};
-
-/// One CG iteration, written as include/kfuse/solvers/cg.hpp writes it (Fused:
-/// 3 kernels, 2 allreduces; PerStatement and Unfused: more of both).
-template <class Policy, class Apply, class V>
-auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const CgScalars& s) {
-  return kfuse::fuse<Policy>(
-      x, r, p, s.rr, s.pAp, s.alpha, s.rr_new, s.beta, kfuse::temporary<double>,
-      [apply](auto x, auto r, auto p, auto rr, auto pAp, auto alpha, auto rr_new, auto beta,
-              auto Ap) {
-        return seq(assign(Ap, apply(p)),
-                   reduce(pAp, dot(p, Ap)),
-                   assign(alpha, rr / pAp),
-                   assign(x, x + alpha * p),
-                   assign(r, r - alpha * Ap),
-                   reduce(rr_new, dot(r, r)),
-                   assign(beta, rr_new / rr),
-                   assign(rr, rr_new),
-                   assign(p, r + beta * p));
-      });
-}
-
-/// The scalars of a BiCGSTAB iteration.
-struct BicgstabScalars {
-  Scalar<double> rho{"rho"}, rho_old{"rho_old"}, alpha{"alpha"}, omega{"omega"}, beta{"beta"},
-      d{"d"}, ts{"ts"}, tt{"tt"}, rr{"rr"};
-};
-
-/// One BiCGSTAB iteration, written as include/kfuse/solvers/bicgstab.hpp
-/// writes it (Fused: 5 kernels, 3 allreduces).
-template <class Policy, class Apply, class V>
-auto bicgstab_iteration(const Apply& apply, const V& x, const V& r, const V& r_hat, const V& p,
-                        const V& v, const V& s, const BicgstabScalars& c) {
-  return kfuse::fuse<Policy>(
-      x, r, r_hat, p, v, s, c.rho, c.rho_old, c.alpha, c.omega, c.beta, c.d, c.ts, c.tt, c.rr,
-      kfuse::temporary<double>,
-      [apply](auto x, auto r, auto r_hat, auto p, auto v, auto s, auto rho, auto rho_old,
-              auto alpha, auto omega, auto beta, auto d, auto ts, auto tt, auto rr, auto t) {
-        return seq(assign(beta, (rho / rho_old) * (alpha / omega)),
-                   assign(p, r + beta * (p - omega * v)),
-                   assign(v, apply(p)),
-                   reduce(d, dot(v, r_hat)),
-                   assign(alpha, rho / d),
-                   assign(rho_old, rho),
-                   assign(s, r - alpha * v),
-                   assign(t, apply(s)),
-                   reduce(ts, dot(t, s)),
-                   reduce(tt, dot(t, t)),
-                   assign(omega, where(tt > 0.0, ts / tt, 0.0)),
-                   assign(x, x + alpha * p + omega * s),
-                   assign(r, s - omega * t),
-                   reduce(rho, dot(r, r_hat)),
-                   reduce(rr, dot(r, r)));
-      });
-}
+using CgScalars = kfuse::detail::CgScalars<double>;
+using BicgstabScalars = kfuse::detail::BicgstabScalars<double>;
+using kfuse::detail::bicgstab_iteration;
+using kfuse::detail::cg_iteration;
 
 /// Options of a solve of exactly `iterations` iterations.
 inline SolverOptions fixed_iterations(int iterations) {

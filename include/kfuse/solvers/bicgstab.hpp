@@ -25,26 +25,21 @@
 namespace kfuse {
 namespace detail {
 
-template <class Apply, class V>
-SolveResult stabilized_bicg(const Apply& apply, V& x, const V& b, const SolverOptions& options) {
-  using T = typename V::value_type;
-  const auto& space = space_of(x);
-  V r(space, "bicgstab.r"), r_hat(space, "bicgstab.r_hat"), p(space, "bicgstab.p"),
-      v(space, "bicgstab.v"), s(space, "bicgstab.s");
-  Scalar<T> rho("rho"), rho_old("rho_old"), alpha("alpha"), omega("omega"), beta("beta"), d("d"),
-      ts("ts"), tt("tt"), rr("rr");
+/// The scalars of a BiCGSTAB iteration.
+template <class T>
+struct BicgstabScalars {
+  Scalar<T> rho{"rho"}, rho_old{"rho_old"}, alpha{"alpha"}, omega{"omega"}, beta{"beta"}, d{"d"},
+      ts{"ts"}, tt{"tt"}, rr{"rr"};
+};
 
-  r = b - apply(x);
-  r_hat = r;
-  const Convergence convergence(options, double(eval(norm2(b))));
-  SolveResult result;
-  rr = eval(dot(r, r));
-  if (convergence.done(0, std::sqrt(double(rr.value())), result)) return result;
-  rho = eval(dot(r, r_hat));
-  rho_old = T(1), alpha = T(1), omega = T(1);  // with p = v = 0, the first p is r
-
-  auto iteration = fuse(
-      x, r, r_hat, p, v, s, rho, rho_old, alpha, omega, beta, d, ts, tt, rr, temporary<T>,
+/// One BiCGSTAB iteration as a program (t is its temporary). Also what the
+/// benchmarks run under every policy.
+template <class Policy = Fused, class Apply, class V, class T>
+auto bicgstab_iteration(const Apply& apply, const V& x, const V& r, const V& r_hat, const V& p,
+                        const V& v, const V& s, const BicgstabScalars<T>& c) {
+  return fuse<Policy>(
+      x, r, r_hat, p, v, s, c.rho, c.rho_old, c.alpha, c.omega, c.beta, c.d, c.ts, c.tt, c.rr,
+      temporary<T>,
       [apply](auto x, auto r, auto r_hat, auto p, auto v, auto s, auto rho, auto rho_old,
               auto alpha, auto omega, auto beta, auto d, auto ts, auto tt, auto rr, auto t) {
         return seq(assign(beta, (rho / rho_old) * (alpha / omega)),
@@ -63,6 +58,27 @@ SolveResult stabilized_bicg(const Apply& apply, V& x, const V& b, const SolverOp
                    reduce(rho, dot(r, r_hat)),
                    reduce(rr, dot(r, r)));
       });
+}
+
+template <class Apply, class V>
+SolveResult stabilized_bicg(const Apply& apply, V& x, const V& b, const SolverOptions& options) {
+  using T = typename V::value_type;
+  const auto& space = space_of(x);
+  V r(space, "bicgstab.r"), r_hat(space, "bicgstab.r_hat"), p(space, "bicgstab.p"),
+      v(space, "bicgstab.v"), s(space, "bicgstab.s");
+  BicgstabScalars<T> c;  // handles: the copies below share their values
+  Scalar<T> rho = c.rho, rho_old = c.rho_old, alpha = c.alpha, omega = c.omega, d = c.d, rr = c.rr;
+
+  r = b - apply(x);
+  r_hat = r;
+  Convergence convergence(options, double(eval(norm2(b))));
+  SolveResult result;
+  rr = eval(dot(r, r));
+  if (convergence.done(0, std::sqrt(double(rr.value())), result)) return result;
+  rho = eval(dot(r, r_hat));
+  rho_old = T(1), alpha = T(1), omega = T(1);  // with p = v = 0, the first p is r
+
+  auto iteration = bicgstab_iteration(apply, x, r, r_hat, p, v, s, c);
   static_assert(decltype(iteration)::kernel_count <= 5 && decltype(iteration)::allreduce_count <= 3,
                 "kfuse::bicgstab: an iteration must fuse into at most 5 kernels and 3 allreduces");
 

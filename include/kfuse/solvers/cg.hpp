@@ -75,6 +75,31 @@ Vector<T> inverse_diagonal(const char* api, const CsrMatrix<T>& A) {
   return inverse;
 }
 
+/// The scalars of a CG iteration.
+template <class T>
+struct CgScalars {
+  Scalar<T> rr{"rr"}, pAp{"pAp"}, alpha{"alpha"}, rr_new{"rr'"}, beta{"beta"};
+};
+
+/// One CG iteration as a program (x, r, p and the scalars are bound; Ap is
+/// its temporary). Also what the benchmarks run under every policy.
+template <class Policy = Fused, class Apply, class V, class T>
+auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const CgScalars<T>& c) {
+  return fuse<Policy>(x, r, p, c.rr, c.pAp, c.alpha, c.rr_new, c.beta, temporary<T>,
+                      [apply](auto x, auto r, auto p, auto rr, auto pAp, auto alpha, auto rr_new,
+                              auto beta, auto Ap) {
+                        return seq(assign(Ap, apply(p)),
+                                   reduce(pAp, dot(p, Ap)),
+                                   assign(alpha, rr / pAp),
+                                   assign(x, x + alpha * p),
+                                   assign(r, r - alpha * Ap),
+                                   reduce(rr_new, dot(r, r)),
+                                   assign(beta, rr_new / rr),
+                                   assign(rr, rr_new),
+                                   assign(p, r + beta * p));
+                      });
+}
+
 /// CG on x (initial guess in, solution out). `apply(v)` gives the operator's
 /// expression for a vector leaf v; `inverse_diagonal` (Jacobi) may be null.
 template <class Apply, class V>
@@ -83,10 +108,11 @@ SolveResult conjugate_gradient(const Apply& apply, V& x, const V& b, const Solve
   using T = typename V::value_type;
   const auto& space = space_of(x);
   V r(space, "cg.r"), p(space, "cg.p");
-  Scalar<T> rr("rr"), rz("rz"), pAp("pAp"), alpha("alpha"), beta("beta"), rr_new("rr'"), rz_new("rz'");
+  CgScalars<T> c;  // handles: the copies below share their values
+  Scalar<T> rr = c.rr, pAp = c.pAp, alpha = c.alpha, beta = c.beta, rz("rz"), rz_new("rz'");
 
   r = b - apply(x);
-  const Convergence convergence(options, double(eval(norm2(b))));
+  Convergence convergence(options, double(eval(norm2(b))));
   SolveResult result;
   rr = eval(dot(r, r));
   if (convergence.done(0, std::sqrt(double(rr.value())), result)) return result;
@@ -105,19 +131,7 @@ SolveResult conjugate_gradient(const Apply& apply, V& x, const V& b, const Solve
 
   if (inverse_diagonal == nullptr) {
     p = r;
-    auto iteration = fuse(x, r, p, rr, pAp, alpha, rr_new, beta, temporary<T>,
-                          [apply](auto x, auto r, auto p, auto rr, auto pAp, auto alpha, auto rr_new,
-                                  auto beta, auto Ap) {
-                            return seq(assign(Ap, apply(p)),
-                                       reduce(pAp, dot(p, Ap)),
-                                       assign(alpha, rr / pAp),
-                                       assign(x, x + alpha * p),
-                                       assign(r, r - alpha * Ap),
-                                       reduce(rr_new, dot(r, r)),
-                                       assign(beta, rr_new / rr),
-                                       assign(rr, rr_new),
-                                       assign(p, r + beta * p));
-                          });
+    auto iteration = cg_iteration(apply, x, r, p, c);
     static_assert(decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
                   "kfuse::cg: an iteration must fuse into at most 3 kernels and 2 allreduces");
     return iterate(iteration);

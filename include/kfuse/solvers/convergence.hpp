@@ -18,7 +18,7 @@ class Convergence {
       : options_(options), tolerance_(std::max(options.rtol * b_norm, options.atol)) {}
 
   /// Records ||r_it|| (monitor included); true when the solve should stop.
-  bool done(int it, double rnorm, SolveResult& result) const {
+  bool done(int it, double rnorm, SolveResult& result) {
     result.iterations = it;
     result.residual_norm = rnorm;
     if (options_.monitor) options_.monitor(it, rnorm);
@@ -41,7 +41,7 @@ class Convergence {
  private:
   const SolverOptions& options_;
   double tolerance_;
-  mutable double initial_ = 0;  // ||r_0||
+  double initial_ = 0;  // ||r_0||
 };
 
 }  // namespace kfuse::detail
