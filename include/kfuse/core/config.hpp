@@ -9,6 +9,25 @@
 #define KFUSE_ENABLE_MPI 1
 #endif
 
+// Keeps a host function out of line (device code: the compiler decides).
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+#define KFUSE_NOINLINE __attribute__((noinline))
+#else
+#define KFUSE_NOINLINE
+#endif
+
+// Before a loop over the points of one kernel row: they are independent (a
+// Kokkos parallel loop), which the compiler cannot prove when stores and
+// loads go through different views; without it, it gives up vectorising
+// once a row has too many store/load pairs to check at run time.
+#if defined(__clang__) && !defined(__CUDACC__)
+#define KFUSE_INDEPENDENT_ITERATIONS _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__) && !defined(__CUDACC__) && !defined(__INTEL_COMPILER)
+#define KFUSE_INDEPENDENT_ITERATIONS _Pragma("GCC ivdep")
+#else
+#define KFUSE_INDEPENDENT_ITERATIONS
+#endif
+
 namespace kfuse {
 
 /// Global and local point indices (grid extents may exceed 2^31 points).

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <boost/hana/filter.hpp>
+#include <boost/hana/set.hpp>
 #include <boost/hana/transform.hpp>
 #include <boost/hana/type.hpp>
 #include <boost/hana/unpack.hpp>
@@ -26,6 +27,8 @@ namespace kfuse::detail {
 // ---- lowering statements -----------------------------------------------------
 
 /// Lowers one statement; J is its accumulator slot when it is a reduction.
+/// An array target is stored to memory and, for the group's later
+/// statements (Forwarding), kept in register slot Target::index.
 template <int J, class Target, class E, class Ctx>
 auto lower_statement(const Assign<Target, E>& s, const Ctx& ctx) {
   using T = typename Target::value_type;
@@ -35,7 +38,10 @@ auto lower_statement(const Assign<Target, E>& s, const Ctx& ctx) {
   } else {
     const auto& target = ctx.template array<Target::index>();
     using A = std::decay_t<decltype(target)>;
-    return StoreView<T, A::rank, decltype(expr)>{target.view(), expr};
+    if constexpr (is_array_param<Target>::value)
+      return StoreView<T, A::rank, decltype(expr), Target::index>{target.view(), expr};
+    else
+      return StoreView<T, A::rank, decltype(expr)>{target.view(), expr};
   }
 }
 template <int J, class Target, class Op, class E, class F, class Ctx>
@@ -43,6 +49,23 @@ auto lower_statement(const Reduce<Target, Reduction<Op, E, F>>& s, const Ctx& ct
   auto expr = lower(s.reduction.arg, ctx);
   return Accumulate<J, Op, typename Reduction<Op, E, F>::value_type, decltype(expr)>{expr};
 }
+
+template <class Seq, int I>
+struct append;
+template <int... S, int I>
+struct append<std::integer_sequence<int, S...>, I> {
+  using type = std::conditional_t<((S == I) || ...), std::integer_sequence<int, S...>,
+                                  std::integer_sequence<int, S..., I>>;
+};
+template <class Seq, int I>
+using append_t = typename append<Seq, I>::type;
+
+/// The position a statement stores to memory and forwards (-1: none).
+template <class S>
+struct forwarded_position : std::integral_constant<int, -1> {};
+template <class Target, class E>
+struct forwarded_position<Assign<Target, E>>
+    : std::integral_constant<int, is_array_param<Target>::value ? Target::index : -1> {};
 
 template <class S>
 struct accumulator_slot_of {
@@ -60,13 +83,18 @@ template <int K, class T, class E>
 struct register_slot_of<StoreRegister<K, T, E>> {
   using type = RegisterSlot<K, T>;
 };
+template <class T, int N, class E, int K>
+struct register_slot_of<StoreView<T, N, E, K>> {
+  using type = std::conditional_t<K < 0, void, RegisterSlot<K, T>>;
+};
 
-/// The register file / accumulator file types a statement list needs.
+/// The register file / accumulator file types a statement list needs (a
+/// target stored twice in the group has one slot).
 template <template <class> class SlotOf, template <class...> class File, class Empty, class... S>
 constexpr auto slot_file() {
-  constexpr auto slots = hana::filter(
+  constexpr auto slots = hana::to_tuple(hana::to_set(hana::filter(
       hana::make_tuple(hana::type_c<typename SlotOf<S>::type>...),
-      [](auto t) { return hana::bool_c<!std::is_void_v<typename decltype(t)::type>>; });
+      [](auto t) { return hana::bool_c<!std::is_void_v<typename decltype(t)::type>>; })));
   if constexpr (decltype(hana::length(slots))::value == 0)
     return hana::type_c<Empty>;
   else
@@ -79,23 +107,25 @@ auto make_statement_list(const S& s, const Rest&... rest) {
   return prepend(s, make_statement_list(rest...));
 }
 
-template <int J, class Statements, class Ctx>
+template <int J, class Stored, class Statements, class Ctx>
 auto lower_members(const Statements&, const Ctx&) {
   return StatementList<>{};
 }
-template <int J, class Statements, class Ctx, class I, class... Rest>
+template <int J, class Stored, class Statements, class Ctx, class I, class... Rest>
 auto lower_members(const Statements& statements, const Ctx& ctx, I i, Rest... rest) {
-  const auto& s = hana::at(statements, i);
-  constexpr int next = J + (is_reduce_statement<std::decay_t<decltype(s)>>::value ? 1 : 0);
-  auto head = lower_statement<J>(s, ctx);
-  return prepend(head, lower_members<next>(statements, ctx, rest...));
+  using S = std::decay_t<decltype(hana::at(statements, i))>;
+  constexpr int next = J + (is_reduce_statement<S>::value ? 1 : 0);
+  constexpr int stored = forwarded_position<S>::value;
+  auto head = lower_statement<J>(hana::at(statements, i), Forwarding<Ctx, Stored>(ctx));
+  return prepend(head, lower_members<next, std::conditional_t<(stored < 0), Stored, append_t<Stored, stored>>>(
+                           statements, ctx, rest...));
 }
 
 /// Lowered statements of a group, in order, with reduction slots numbered.
 template <class Statements, class Members, class Ctx>
 auto lower_group(const Statements& statements, Members members, const Ctx& ctx) {
   return hana::unpack(members, [&](auto... i) {
-    return lower_members<0>(statements, ctx, i...);
+    return lower_members<0, std::integer_sequence<int>>(statements, ctx, i...);
   });
 }
 

@@ -14,6 +14,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "kfuse/array/view.hpp"
+#include "kfuse/core/config.hpp"
 #include "kfuse/dist/comm.hpp"
 #include "kfuse/expr/reduction.hpp"
 #include "kfuse/expr/terminal.hpp"
@@ -53,7 +54,9 @@ struct NoAccumulators {};
 
 // ---- lowered statements ---------------------------------------------------
 
-template <class T, int N, class E>
+/// Stores to a view and, when K >= 0, keeps the value in register slot K
+/// for the group's later statements that read it (see Forwarding).
+template <class T, int N, class E, int K = -1>
 struct StoreView {
   view_t<T, N> view;
   E expr;
@@ -63,6 +66,7 @@ struct StoreView {
     if constexpr (N == 1) view(p[0]) = value;
     if constexpr (N == 2) view(p[0], p[1]) = value;
     if constexpr (N == 3) view(p[0], p[1], p[2]) = value;
+    if constexpr (K >= 0) register_of<K>(registers) = value;
   }
 };
 
@@ -161,27 +165,104 @@ struct GroupKernel {
 #endif
 };
 
+/// Host CPUs iterate the innermost dimension (contiguous: LayoutRight) as a
+/// plain loop inside the functor, one call per row (rank 2 and 3) or per
+/// chunk of `chunk` points (rank 1), and sum reductions into a local
+/// accumulator joined once per call. Per-point launches leave the running
+/// sum in Kokkos' reduction memory, which the compiler must assume aliases
+/// the stored views: a load-add-store per point and no vectorisation.
+template <int N, class Kernel>
+struct InnerLoop {
+  Kernel kernel;
+  index_t lo, hi;     // the innermost dimension's range
+  index_t chunk = 1;  // rank 1: points per call
+
+  using value_type = typename Kernel::value_type;
+  static constexpr bool reduces = !std::is_same_v<value_type, NoAccumulators>;
+
+  template <class... Outer>
+  KOKKOS_INLINE_FUNCTION void loop(index_t begin, index_t end, value_type* acc,
+                                   Outer... outer) const {
+    if constexpr (reduces) {
+      value_type local;
+      kernel.init(local);
+      KFUSE_INDEPENDENT_ITERATIONS
+      for (index_t k = begin; k < end; ++k) kernel(outer..., k, local);
+      kernel.join(*acc, local);
+    } else {
+      KFUSE_INDEPENDENT_ITERATIONS
+      for (index_t k = begin; k < end; ++k) kernel(outer..., k);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void chunk_of(index_t c, value_type* acc) const {
+    const index_t begin = lo + c * chunk;
+    loop(begin, begin + chunk < hi ? begin + chunk : hi, acc);
+  }
+
+  // parallel_for
+  KOKKOS_INLINE_FUNCTION void operator()(index_t c) const {
+    if constexpr (N == 1) chunk_of(c, nullptr);
+    else loop(lo, hi, nullptr, c);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j) const { loop(lo, hi, nullptr, i, j); }
+  // parallel_reduce
+  KOKKOS_INLINE_FUNCTION void operator()(index_t c, value_type& acc) const {
+    if constexpr (N == 1) chunk_of(c, &acc);
+    else loop(lo, hi, &acc, c);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j, value_type& acc) const {
+    loop(lo, hi, &acc, i, j);
+  }
+  KOKKOS_INLINE_FUNCTION void init(value_type& acc) const { kernel.init(acc); }
+  KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
+    kernel.join(into, from);
+  }
+#if !KFUSE_KOKKOS_4
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& into, const volatile value_type& from) const {
+    kernel.join(into, from);
+  }
+#endif
+};
+
+/// Rank-1 points per InnerLoop call on host CPUs.
+inline constexpr index_t host_chunk = 1024;
+
 /// Launches `kernel` over `box` (view coordinates): parallel_for, or
-/// parallel_reduce into `acc` when the group has reductions.
+/// parallel_reduce into `acc` when the group has reductions. GPUs get one
+/// thread per point; host CPUs an InnerLoop over the innermost dimension.
 template <int N, class Kernel, class Accumulators>
 void launch(const std::string& label, const Box<N>& box, const Kernel& kernel, Accumulators* acc) {
   using Index = Kokkos::IndexType<index_t>;
+  constexpr bool reduces = !std::is_same_v<Accumulators, NoAccumulators>;
   if (box.size() == 0) {
-    if constexpr (!std::is_same_v<Accumulators, NoAccumulators>) acc->init();
+    if constexpr (reduces) acc->init();
     return;
   }
-  auto run = [&](const auto& policy) {
-    if constexpr (std::is_same_v<Accumulators, NoAccumulators>)
-      Kokkos::parallel_for(label, policy, kernel);
+  auto run = [&](const auto& policy, const auto& functor) {
+    if constexpr (reduces)
+      Kokkos::parallel_reduce(label, policy, functor, *acc);
     else
-      Kokkos::parallel_reduce(label, policy, kernel, *acc);
+      Kokkos::parallel_for(label, policy, functor);
   };
-  if constexpr (N == 1) {
-    run(Kokkos::RangePolicy<ExecSpace, Index>(box.lo[0], box.hi[0]));
+  auto range = [](index_t lo, index_t hi) { return Kokkos::RangePolicy<ExecSpace, Index>(lo, hi); };
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::DefaultHostExecutionSpace>) {
+    const index_t lo = box.lo[N - 1], hi = box.hi[N - 1];
+    const InnerLoop<N, Kernel> rows{kernel, lo, hi, host_chunk};
+    if constexpr (N == 1) {
+      run(range(0, (hi - lo + host_chunk - 1) / host_chunk), rows);
+    } else if constexpr (N == 2) {
+      run(range(box.lo[0], box.hi[0]), rows);
+    } else {
+      run(Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Index>({box.lo[0], box.lo[1]},
+                                                                   {box.hi[0], box.hi[1]}),
+          rows);
+    }
+  } else if constexpr (N == 1) {
+    run(range(box.lo[0], box.hi[0]), kernel);
   } else {
     Kokkos::Array<index_t, N> lo, hi;
     for (int d = 0; d < N; ++d) lo[d] = box.lo[d], hi[d] = box.hi[d];
-    run(Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<N>, Index>(lo, hi));
+    run(Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<N>, Index>(lo, hi), kernel);
   }
 }
 

@@ -7,6 +7,7 @@
 //   ctx.template scalar<I>()     the Scalar bound to position I
 //   Context::template in_register<I>   whether temporary I lives in a register
 //   ctx.index_offset(d)          global index of view coordinate 0 along d
+// and, inside a group, Forwarding says which arrays are read from registers.
 #pragma once
 
 #include <utility>
@@ -18,6 +19,35 @@
 #include "kfuse/expr/where.hpp"
 
 namespace kfuse::detail {
+
+/// The context of a statement inside a group: `Stored` are the positions
+/// the group's earlier statements stored at this point. Reading one of them
+/// (necessarily at offset 0: the fusion rules) takes the stored value from a
+/// register instead of memory. Besides saving the load, this keeps the
+/// compiler from assuming that the store and the reload, made through two
+/// copies of the view, may overlap, which defeats vectorisation.
+template <class Ctx, class Stored>
+struct Forwarding;
+template <class Ctx, int... Stored>
+struct Forwarding<Ctx, std::integer_sequence<int, Stored...>> : Ctx {
+  explicit Forwarding(const Ctx& base) : Ctx(base) {}
+  const Ctx& base() const { return *this; }
+};
+
+template <class Ctx, int I>
+struct forwarded : std::false_type {};
+template <class Ctx, int... Stored, int I>
+struct forwarded<Forwarding<Ctx, std::integer_sequence<int, Stored...>>, I>
+    : std::bool_constant<((I == Stored) || ...)> {};
+
+template <class Ctx>
+const Ctx& without_forwarding(const Ctx& ctx) {
+  return ctx;
+}
+template <class Ctx, class Stored>
+const Ctx& without_forwarding(const Forwarding<Ctx, Stored>& ctx) {
+  return ctx.base();
+}
 
 /// A Scalar's value captured at launch (strict: keeps its element type).
 template <class T>
@@ -59,11 +89,14 @@ auto lower(const Scalar<T>& s, const Ctx&) {
 }
 template <int I, class T, int N, class Ctx>
 auto lower(const ArrayParam<I, T, N>&, const Ctx& ctx) {
-  return lower(ctx.template array<I>(), ctx);
+  if constexpr (forwarded<Ctx, I>::value)
+    return RegisterRead<I, T, true>{};
+  else
+    return lower(ctx.template array<I>(), ctx);
 }
 template <int I, class T, bool Strict, class Ctx>
 auto lower(const TempParam<I, T, Strict>&, const Ctx& ctx) {
-  if constexpr (Ctx::template in_register<I>) {
+  if constexpr (Ctx::template in_register<I> || forwarded<Ctx, I>::value) {
     return RegisterRead<I, T, Strict>{};
   } else if constexpr (Strict) {
     return lower(ctx.template array<I>(), ctx);
@@ -78,7 +111,7 @@ auto lower(const ScalarParam<I, T>&, const Ctx& ctx) {
 }
 template <class Leaf, int... O, class Ctx>
 auto lower(const Shifted<Leaf, O...>& s, const Ctx& ctx) {
-  const auto centred = lower(s.leaf, ctx);  // a ViewRead with zero offsets
+  const auto centred = lower(s.leaf, without_forwarding(ctx));  // a ViewRead, zero offsets
   using V = decltype(centred);
   static_assert(!std::is_same_v<V, void>, "kfuse: internal: shifted leaf did not lower to a view");
   return ViewRead<typename V::value_type, V::domain, std::integer_sequence<int, O...>>{

@@ -5,6 +5,7 @@
 
 #include <type_traits>
 
+#include "kfuse/core/config.hpp"
 #include "kfuse/core/kokkos_compat.hpp"
 #include "kfuse/expr/node.hpp"
 
@@ -130,6 +131,19 @@ struct Absolute {
   }
 };
 
+/// a^n by repeated squaring (a division first for negative n). Kept out of
+/// line on CPUs so that the kernel's loop holds no inner loop: the compiler
+/// then moves PowInt's test on n out of it and vectorises the common cases.
+template <class T>
+KFUSE_NOINLINE KOKKOS_FUNCTION T pow_by_squaring(T a, int n) {
+  T base = n < 0 ? T(1) / a : a, out = T(1);
+  for (n = n < 0 ? -n : n; n > 0; n >>= 1) {
+    if (n & 1) out *= base;
+    base *= base;
+  }
+  return out;
+}
+
 /// e^n for an integer n, by repeated multiplication (exact for small n).
 struct PowInt {
   static constexpr const char* symbol = "pow";
@@ -138,12 +152,11 @@ struct PowInt {
   using result = T;
   template <class T>
   KOKKOS_INLINE_FUNCTION T apply(const T& a) const {
-    T base = exponent < 0 ? T(1) / a : a, out = T(1);
-    for (int n = exponent < 0 ? -exponent : exponent; n > 0; n >>= 1) {
-      if (n & 1) out *= base;
-      base *= base;
-    }
-    return out;
+    // Same products as pow_by_squaring, without its loop.
+    if (exponent == 2) return a * a;
+    if (exponent == 3) return a * (a * a);
+    if (exponent == 1) return a;
+    return pow_by_squaring(a, exponent);
   }
 };
 
