@@ -9,8 +9,10 @@
 #define KFUSE_ENABLE_MPI 1
 #endif
 
-// Keeps a host function out of line (device code: the compiler decides).
-#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+// Keeps a function out of line.
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define KFUSE_NOINLINE __noinline__
+#elif defined(__GNUC__)
 #define KFUSE_NOINLINE __attribute__((noinline))
 #else
 #define KFUSE_NOINLINE
