@@ -1,17 +1,15 @@
 // Cavity flow by hand: per step one kernel for b and the first sweep, nit - 1
-// sweep kernels, one update kernel; halos through kfuse::HaloExchange. The
-// arithmetic is cfd.cpp's, in the same order.
+// sweep kernels, one update kernel, each by rows (hand_loops.hpp); halos
+// through kfuse::HaloExchange. The arithmetic is cfd.cpp's, in the same order.
 #include <array>
 
 #include "cfd.hpp"
+#include "hand_loops.hpp"
 
 namespace kfuse::bench::cfd {
 namespace {
 
 using View = detail::view_t<double, 2>;
-using Policy2 =
-    Kokkos::MDRangePolicy<detail::ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
-
 /// Host-computed constants of the kernels (as the kfuse expressions fold them).
 struct Coefficients {
   std::int64_t n, gi0, gj0;  // global extent; global index of view coordinate 0
@@ -65,10 +63,10 @@ struct FirstSweep {
     const double dudx = (u(i, j + 1) - u(i, j - 1)) / c.two_dx;
     const double dvdy = (v(i + 1, j) - v(i - 1, j)) / c.two_dy;
     const double bij =
-        c.rho * (c.inv_dt * (dudx + dvdy) - dudx * dudx -
-                 2.0 * ((u(i + 1, j) - u(i - 1, j)) / c.two_dy * (v(i, j + 1) - v(i, j - 1)) /
-                        c.two_dx) -
-                 dvdy * dvdy);
+        c.rho *
+        (c.inv_dt * (dudx + dvdy) - dudx * dudx -
+         2.0 * ((u(i + 1, j) - u(i - 1, j)) / c.two_dy * (v(i, j + 1) - v(i, j - 1)) / c.two_dx) -
+         dvdy * dvdy);
     b(i, j) = bij;
     q(i, j) = c.sweep(p, bij, i, j);
   }
@@ -119,26 +117,25 @@ class Hand final : public Variant {
     cu_ = cp_ = 0;
   }
   void step() override {
-    const std::int64_t h = grid_.halo();
-    const Policy2 owned({h, h}, {h + grid_.local_extent(0), h + grid_.local_extent(1)});
+    const hand::Range2 owned = hand::owned_box(grid_);
     Array2 &u = u_[cu_], &v = v_[cu_];
     exchange({&u, &v, &p_[cp_]});
-    Kokkos::parallel_for(hand_label("cfd:b+sweep"), owned,
-                         FirstSweep{k_, u.view(), v.view(), p_[cp_].view(), p_[1 - cp_].view(),
-                                    b_.view()});
+    hand::for_box(
+        hand_label("cfd:b+sweep"), owned,
+        FirstSweep{k_, u.view(), v.view(), p_[cp_].view(), p_[1 - cp_].view(), b_.view()});
     p_[1 - cp_].mark_halo_stale();
     cp_ = 1 - cp_;
     for (int k = 1; k < nit_; ++k) {
       exchange({&p_[cp_]});
-      Kokkos::parallel_for(hand_label("cfd:sweep"), owned,
-                           Sweep{k_, p_[cp_].view(), p_[1 - cp_].view(), b_.view()});
+      hand::for_box(hand_label("cfd:sweep"), owned,
+                    Sweep{k_, p_[cp_].view(), p_[1 - cp_].view(), b_.view()});
       p_[1 - cp_].mark_halo_stale();
       cp_ = 1 - cp_;
     }
     exchange({&u, &v, &p_[cp_]});
-    Kokkos::parallel_for(hand_label("cfd:update"), owned,
-                         Update{k_, u.view(), v.view(), p_[cp_].view(), u_[1 - cu_].view(),
-                                v_[1 - cu_].view()});
+    hand::for_box(
+        hand_label("cfd:update"), owned,
+        Update{k_, u.view(), v.view(), p_[cp_].view(), u_[1 - cu_].view(), v_[1 - cu_].view()});
     u_[1 - cu_].mark_halo_stale();
     v_[1 - cu_].mark_halo_stale();
     cu_ = 1 - cu_;

@@ -16,8 +16,9 @@
 namespace kfuse::bench::solvers {
 namespace {
 
-using hand::IndexRange;
-using hand::SumsOf;
+using hand::for_box;
+using hand::Range2;
+using hand::reduce_box;
 using View2 = detail::view_t<double, 2>;
 
 KOKKOS_INLINE_FUNCTION double laplacian(const View2& u, std::int64_t i, std::int64_t j) {
@@ -62,40 +63,6 @@ struct Start {
     p(i, j) = ri;
     sums[0] += ri * ri;
     sums[1] += b(i, j) * b(i, j);
-  }
-};
-
-struct Range2 {
-  std::int64_t lo0, lo1, hi0, hi1;
-  bool empty() const { return lo0 >= hi0 || lo1 >= hi1; }
-};
-
-/// body(i, j, local) over a box, one row per index: M sums in registers per row.
-template <unsigned M, class Body>
-struct RowSums : SumsOf<M> {
-  Body body;
-  std::int64_t j0, j1;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
-    double local[M];
-    for (unsigned m = 0; m < M; ++m) local[m] = 0;
-    for (std::int64_t j = j0; j < j1; ++j) body(i, j, local);
-    for (unsigned m = 0; m < M; ++m) sums[m] += local[m];
-  }
-};
-
-template <unsigned M, class Body>
-void reduce_box(const std::string& label, const Range2& box, const Body& body, double* sums) {
-  Kokkos::parallel_reduce(label, IndexRange(box.lo0, box.hi0),
-                          RowSums<M, Body>{{}, body, box.lo1, box.hi1}, sums);
-}
-
-/// body(i, j) over a box, one row per index.
-template <class Body>
-struct RowLoop {
-  Body body;
-  std::int64_t j0, j1;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    for (std::int64_t j = j0; j < j1; ++j) body(i, j);
   }
 };
 
@@ -168,9 +135,7 @@ class Hand final : public Variant {
     const double beta = rr_new / rr_;
     rr_ = rr_new;
 
-    Kokkos::parallel_for(hand_label("cg_matfree: p = r + beta p"),
-                         IndexRange(owned_.lo0, owned_.hi0),
-                         RowLoop<UpdateP>{UpdateP{p_.view(), r_.view(), beta}, owned_.lo1, owned_.hi1});
+    for_box(hand_label("cg_matfree: p = r + beta p"), owned_, UpdateP{p_.view(), r_.view(), beta});
     p_.mark_halo_stale();
   }
 

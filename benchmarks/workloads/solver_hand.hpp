@@ -7,24 +7,20 @@
 // overlapped with the ghost import: the rows without ghost columns while the
 // messages fly, then the other rows (labelled ":boundary", as kfuse does).
 //
-// Reductions run in chunks of consecutive indices, each summing into local
-// variables and adding them to Kokkos's reduction value once per chunk. A
-// kernel that stores vectors and sums per index into Kokkos's value (a
-// reference to memory the compiler cannot tell apart from the stored
-// vectors) turns every sum into a store and a reload: about 5x slower on
-// these CPUs for the kernels below. The chunking is for host backends; on a
-// device a chunk is one index.
+// Reductions run in chunks of consecutive indices (hand_loops.hpp).
 #pragma once
 
 #include <string>
 #include <utility>
 
+#include "hand_loops.hpp"
 #include "solvers.hpp"
 
 namespace kfuse::bench::solvers::hand {
 
+using namespace kfuse::bench::hand;  // loops and reductions
+
 using Rows = Kokkos::View<const int*, Kokkos::LayoutRight, detail::MemSpace>;
-using IndexRange = Kokkos::RangePolicy<detail::ExecSpace, Kokkos::IndexType<std::int64_t>>;
 
 /// A vector over A's columns: all() = owned entries, then ghosts.
 struct ColumnVector {
@@ -53,51 +49,6 @@ struct Csr {
     return y;
   }
 };
-
-/// Base of functors reducing M sums at once (Kokkos array reductions).
-template <unsigned M>
-struct SumsOf {
-  using value_type = double[];
-  static constexpr unsigned value_count = M;
-  KOKKOS_INLINE_FUNCTION void init(double* sums) const {
-    for (unsigned m = 0; m < M; ++m) sums[m] = 0;
-  }
-  KOKKOS_INLINE_FUNCTION void join(double* into, const double* from) const {
-    for (unsigned m = 0; m < M; ++m) into[m] += from[m];
-  }
-#if !KFUSE_KOKKOS_4
-  KOKKOS_INLINE_FUNCTION void join(volatile double* into, const volatile double* from) const {
-    for (unsigned m = 0; m < M; ++m) into[m] += from[m];
-  }
-#endif
-};
-
-/// Indices per chunk of a chunked reduction.
-inline constexpr std::int64_t chunk_size =
-    Kokkos::SpaceAccessibility<Kokkos::HostSpace, detail::MemSpace>::accessible ? 512 : 1;
-
-/// body(i, local) for i in [0, n), by chunks: `local` (M sums) lives in
-/// registers for a chunk, then joins Kokkos's value.
-template <unsigned M, class Body>
-struct Chunked : SumsOf<M> {
-  Body body;
-  std::int64_t n;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t chunk, double* sums) const {
-    double local[M];
-    for (unsigned m = 0; m < M; ++m) local[m] = 0;
-    const std::int64_t begin = chunk * chunk_size;
-    const std::int64_t end = begin + chunk_size < n ? begin + chunk_size : n;
-    for (std::int64_t i = begin; i < end; ++i) body(i, local);
-    for (unsigned m = 0; m < M; ++m) sums[m] += local[m];
-  }
-};
-
-/// parallel_reduce of body(i, sums) over [0, n) in chunks; M sums into `sums`.
-template <unsigned M, class Body>
-void reduce(const std::string& label, std::int64_t n, const Body& body, double* sums) {
-  Kokkos::parallel_reduce(label, IndexRange(0, (n + chunk_size - 1) / chunk_size),
-                          Chunked<M, Body>{{}, body, n}, sums);
-}
 
 /// Runs `make(rows)` (a body over list positions k, summing M values) for
 /// the rows of A while x's ghosts are imported: interior rows first, then,

@@ -1,7 +1,7 @@
 // Jacobi sweep + residual by hand: halo exchange (kfuse::HaloExchange), then
-// one parallel_reduce that writes v and sums (v - u)^2, then one allreduce.
-// `kokkos` (the reference) iterates an MDRangePolicy like kfuse; `kokkos_rows`
-// iterates rows with an inner loop, to show what the iteration scheme costs.
+// one parallel_reduce by rows (hand_loops.hpp) that writes v and sums
+// (v - u)^2, then one allreduce.
+#include "hand_loops.hpp"
 #include "stencil_jacobi.hpp"
 
 namespace kfuse::bench::stencil_jacobi {
@@ -9,33 +9,14 @@ namespace {
 
 struct Sweep {
   detail::view_t<double, 2> u, v;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double& sum) const {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* sum) const {
     const double x = 0.25 * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1));
     v(i, j) = x;
     const double d = x - u(i, j);
-    sum += d * d;
+    sum[0] += d * d;
   }
 };
 
-/// The same sweep as an expert CPU programmer might write it instead: a
-/// RangePolicy over rows, a contiguous inner loop over the row, the row's
-/// residual summed in a local variable (a register) and added once per row.
-struct RowSweep {
-  detail::view_t<double, 2> u, v;
-  std::int64_t j0, j1;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double& sum) const {
-    double row = 0;
-    for (std::int64_t j = j0; j < j1; ++j) {
-      const double x = 0.25 * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1));
-      v(i, j) = x;
-      const double d = x - u(i, j);
-      row += d * d;
-    }
-    sum += row;
-  }
-};
-
-template <bool Rows>
 class Hand final : public Variant {
  public:
   explicit Hand(const Setup& setup)
@@ -54,22 +35,9 @@ class Hand final : public Variant {
       exchange.add(in);
       exchange.run();
     }
-    const std::int64_t h = grid_.halo();
     double sum = 0;
-    if constexpr (Rows) {
-      Kokkos::parallel_reduce(
-          hand_label("stencil_jacobi:rows"),
-          Kokkos::RangePolicy<detail::ExecSpace, Kokkos::IndexType<std::int64_t>>(
-              h, h + grid_.local_extent(0)),
-          RowSweep{in.view(), out.view(), h, h + grid_.local_extent(1)}, sum);
-    } else {
-      Kokkos::parallel_reduce(
-          hand_label("stencil_jacobi"),
-          Kokkos::MDRangePolicy<detail::ExecSpace, Kokkos::Rank<2>,
-                                Kokkos::IndexType<std::int64_t>>(
-              {h, h}, {h + grid_.local_extent(0), h + grid_.local_extent(1)}),
-          Sweep{in.view(), out.view()}, sum);
-    }
+    hand::reduce_box<1>(hand_label("stencil_jacobi"), hand::owned_box(grid_),
+                        Sweep{in.view(), out.view()}, &sum);
     res_ = grid_.comm().allreduce(sum, ReduceOp::sum);
     out.mark_halo_stale();
   }
@@ -93,8 +61,7 @@ class Hand final : public Variant {
   int steps_ = 0;
 };
 
-KFUSE_BENCH_REGISTER(register_variant_class<Hand<false>>("stencil_jacobi", "kokkos"));
-KFUSE_BENCH_REGISTER(register_variant_class<Hand<true>>("stencil_jacobi", "kokkos_rows"));
+KFUSE_BENCH_REGISTER(register_variant_class<Hand>("stencil_jacobi", "kokkos"));
 
 }  // namespace
 }  // namespace kfuse::bench::stencil_jacobi

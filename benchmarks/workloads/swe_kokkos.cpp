@@ -1,8 +1,9 @@
 // Shallow water by hand: one halo exchange of h, hu, hv (kfuse::HaloExchange),
-// one parallel_reduce that writes the new state and sums the mass, one
-// allreduce. The arithmetic is swe.cpp's, in the same order.
+// one parallel_reduce by rows (hand_loops.hpp) that writes the new state and
+// sums the mass, one allreduce. The arithmetic is swe.cpp's, in the same order.
 #include <array>
 
+#include "hand_loops.hpp"
 #include "swe.hpp"
 
 namespace kfuse::bench::swe {
@@ -19,7 +20,7 @@ struct LaxFriedrichs {
   }
   KOKKOS_INLINE_FUNCTION static double cross(double a, double b, double c) { return b * c / a; }
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double& mass) const {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* mass) const {
     const double hE = h(i, j + 1), hW = h(i, j - 1), hN = h(i + 1, j), hS = h(i - 1, j);
     const double uE = hu(i, j + 1), uW = hu(i, j - 1), uN = hu(i + 1, j), uS = hu(i - 1, j);
     const double vE = hv(i, j + 1), vW = hv(i, j - 1), vN = hv(i + 1, j), vS = hv(i - 1, j);
@@ -29,7 +30,7 @@ struct LaxFriedrichs {
                 cy * (cross(hN, uN, vN) - cross(hS, uS, vS));
     hv2(i, j) = 0.25 * (vE + vW + vN + vS) - cx * (cross(hE, uE, vE) - cross(hW, uW, vW)) -
                 cy * (momentum(hN, vN) - momentum(hS, vS));
-    mass += hn;
+    mass[0] += hn;
   }
 };
 
@@ -53,15 +54,12 @@ class Hand final : public Variant {
     for (const Array2* a : {&h_[cur_], &hu_[cur_], &hv_[cur_]})
       if (a->halo_stale()) ex.add(*a);
     if (!ex.empty()) ex.run();
-    const std::int64_t g = grid_.halo();
     double mass = 0;
-    Kokkos::parallel_reduce(
-        hand_label("swe"),
-        Kokkos::MDRangePolicy<detail::ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>(
-            {g, g}, {g + grid_.local_extent(0), g + grid_.local_extent(1)}),
+    hand::reduce_box<1>(
+        hand_label("swe"), hand::owned_box(grid_),
         LaxFriedrichs{h_[cur_].view(), hu_[cur_].view(), hv_[cur_].view(), h_[n].view(),
                       hu_[n].view(), hv_[n].view(), c_.cx, c_.cy, c_.half_g},
-        mass);
+        &mass);
     mass_ = grid_.comm().allreduce(mass, ReduceOp::sum);
     for (Array2* a : {&h_[n], &hu_[n], &hv_[n]}) a->mark_halo_stale();
     cur_ = n;

@@ -198,6 +198,50 @@ TEST_CASE("temporaries: register and memory results match") {
   kfuse_test::check_close(out.gather(), ref.gather(), 1e-14);
 }
 
+TEST_CASE("one kernel reads back what its statements stored, in program order") {
+  // Stores of a group reach memory after all its statements ran at a point;
+  // later statements read the stored values from registers. Each case below
+  // is one kernel and must still mean what the statements say in order.
+  kfuse::Grid<2> grid(kfuse::Comm(), {nx, ny});
+  kfuse::Array<double, 2> x(grid, "x"), a(grid, "a"), w(grid, "w"), c(grid, "c");
+  init(x);
+  const std::vector<double> x0 = x.gather();
+  kfuse::Scalar<double> total("total");
+  auto p = kfuse::fuse(x, a, w, c, total, [](auto x, auto a, auto w, auto c, auto total) {
+    return kfuse::seq(kfuse::assign(w, x + 1.0),                  // reads x before x is stored
+                      kfuse::assign(a, 2.0 * x),                  // a stored ...
+                      kfuse::assign(a, a + kfuse::shift<0, 0>(a)),  // ... and stored again
+                      kfuse::assign(x, a - w),                    // x overwritten last
+                      kfuse::assign(c, x * kfuse::shift<0, 0>(x)),
+                      kfuse::reduce(total, kfuse::sum(x + a)));
+  });
+  static_assert(decltype(p)::kernel_count == 1);
+  p();
+  std::vector<double> want_x, want_a, want_w, want_c;
+  double want_total = 0;
+  for (double x_old : x0) {
+    const double wv = x_old + 1.0, av = 4.0 * x_old, xv = av - wv;
+    want_w.push_back(wv), want_a.push_back(av), want_x.push_back(xv), want_c.push_back(xv * xv);
+    want_total += xv + av;
+  }
+  kfuse_test::check_close(w.gather(), want_w, 1e-14);
+  kfuse_test::check_close(a.gather(), want_a, 1e-14);
+  kfuse_test::check_close(x.gather(), want_x, 1e-14);
+  kfuse_test::check_close(c.gather(), want_c, 1e-14);
+  CHECK(total.value() == doctest::Approx(want_total).epsilon(1e-12));
+
+  // An array captured as a handle may be a bound parameter too: stores stay
+  // in order, so the second statement sees the first one's value.
+  kfuse::Array<double, 2> y(grid, "y"), z(grid, "z");
+  y.fill(1.0);
+  const kfuse::Array<double, 2>& y_handle = y;
+  auto q = kfuse::fuse(y, z, [&y_handle](auto y, auto z) {
+    return kfuse::seq(kfuse::assign(y, 5.0), kfuse::assign(z, y_handle + 1.0));
+  });
+  q();
+  kfuse_test::check_close(z.gather(), std::vector<double>(nx * ny, 6.0), 0);
+}
+
 TEST_CASE("eager u = shift<1>(u) has NumPy semantics") {
   kfuse::Grid<1> grid(kfuse::Comm(), {20}, kfuse::GridOptions<1>{1, {true}});
   kfuse::Array<double, 1> u(grid, "u");

@@ -10,7 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include <boost/hana/concat.hpp>
 #include <boost/hana/filter.hpp>
+#include <boost/hana/flatten.hpp>
 #include <boost/hana/set.hpp>
 #include <boost/hana/transform.hpp>
 #include <boost/hana/type.hpp>
@@ -19,6 +21,7 @@
 #include "kfuse/dist/halo_exchange.hpp"
 #include "kfuse/exec/kernel.hpp"
 #include "kfuse/exec/lower.hpp"
+#include "kfuse/exec/space.hpp"
 #include "kfuse/plan/describe.hpp"
 #include "kfuse/plan/statement.hpp"
 
@@ -27,9 +30,10 @@ namespace kfuse::detail {
 // ---- lowering statements -----------------------------------------------------
 
 /// Lowers one statement; J is its accumulator slot when it is a reduction.
-/// An array target is stored to memory and, for the group's later
-/// statements (Forwarding), kept in register slot Target::index.
-template <int J, class Target, class E, class Ctx>
+/// With Forward, an array target is kept in register slot Target::index for
+/// the group's later statements (Forwarding) and stored to memory once they
+/// have all run (StoreView).
+template <int J, bool Forward, class Target, class E, class Ctx>
 auto lower_statement(const Assign<Target, E>& s, const Ctx& ctx) {
   using T = typename Target::value_type;
   auto expr = lower(s.expr, ctx);
@@ -38,13 +42,13 @@ auto lower_statement(const Assign<Target, E>& s, const Ctx& ctx) {
   } else {
     const auto& target = ctx.template array<Target::index>();
     using A = std::decay_t<decltype(target)>;
-    if constexpr (is_array_param<Target>::value)
+    if constexpr (Forward && is_array_param<Target>::value)
       return StoreView<T, A::rank, decltype(expr), Target::index>{target.view(), expr};
     else
       return StoreView<T, A::rank, decltype(expr)>{target.view(), expr};
   }
 }
-template <int J, class Target, class Op, class E, class F, class Ctx>
+template <int J, bool Forward, class Target, class Op, class E, class F, class Ctx>
 auto lower_statement(const Reduce<Target, Reduction<Op, E, F>>& s, const Ctx& ctx) {
   auto expr = lower(s.reduction.arg, ctx);
   return Accumulate<J, Op, typename Reduction<Op, E, F>::value_type, decltype(expr)>{expr};
@@ -59,6 +63,34 @@ struct append<std::integer_sequence<int, S...>, I> {
 };
 template <class Seq, int I>
 using append_t = typename append<Seq, I>::type;
+
+/// Whether expression E reads an Array or Vector handle rather than a
+/// parameter: the plan cannot tell such a read from a write to the same
+/// array in its group, so the group keeps plain, in-order stores.
+template <class E>
+constexpr bool reads_array_handle() {
+  if constexpr (is_reduction<E>::value || is_instance_of_unary<E>::value)
+    return reads_array_handle<decltype(E::arg)>();
+  else if constexpr (is_instance_of_binary<E>::value)
+    return reads_array_handle<decltype(E::lhs)>() || reads_array_handle<decltype(E::rhs)>();
+  else if constexpr (is_instance_of_where<E>::value)
+    return reads_array_handle<decltype(E::cond)>() || reads_array_handle<decltype(E::if_true)>() ||
+           reads_array_handle<decltype(E::if_false)>();
+  else if constexpr (is_shifted<E>::value)
+    return reads_array_handle<typename E::leaf_type>();
+  else if constexpr (is_sparse_product<E>::value)
+    return reads_array_handle<decltype(E::x)>();
+  else
+    return is_space_handle<E>::value;
+}
+template <class Target, class E>
+constexpr bool reads_array_handle(const Assign<Target, E>*) {
+  return reads_array_handle<E>();
+}
+template <class Target, class R>
+constexpr bool reads_array_handle(const Reduce<Target, R>*) {
+  return reads_array_handle<R>();
+}
 
 /// The position a statement stores to memory and forwards (-1: none).
 template <class S>
@@ -107,25 +139,28 @@ auto make_statement_list(const S& s, const Rest&... rest) {
   return prepend(s, make_statement_list(rest...));
 }
 
-template <int J, class Stored, class Statements, class Ctx>
+template <int J, bool Forward, class Stored, class Statements, class Ctx>
 auto lower_members(const Statements&, const Ctx&) {
   return StatementList<>{};
 }
-template <int J, class Stored, class Statements, class Ctx, class I, class... Rest>
+template <int J, bool Forward, class Stored, class Statements, class Ctx, class I, class... Rest>
 auto lower_members(const Statements& statements, const Ctx& ctx, I i, Rest... rest) {
   using S = std::decay_t<decltype(hana::at(statements, i))>;
   constexpr int next = J + (is_reduce_statement<S>::value ? 1 : 0);
-  constexpr int stored = forwarded_position<S>::value;
-  auto head = lower_statement<J>(hana::at(statements, i), Forwarding<Ctx, Stored>(ctx));
-  return prepend(head, lower_members<next, std::conditional_t<(stored < 0), Stored, append_t<Stored, stored>>>(
-                           statements, ctx, rest...));
+  constexpr int stored = Forward ? forwarded_position<S>::value : -1;
+  using NextStored = std::conditional_t<(stored < 0), Stored, append_t<Stored, stored>>;
+  auto head = lower_statement<J, Forward>(hana::at(statements, i), Forwarding<Ctx, Stored>(ctx));
+  return prepend(head, lower_members<next, Forward, NextStored>(statements, ctx, rest...));
 }
 
 /// Lowered statements of a group, in order, with reduction slots numbered.
 template <class Statements, class Members, class Ctx>
 auto lower_group(const Statements& statements, Members members, const Ctx& ctx) {
   return hana::unpack(members, [&](auto... i) {
-    return lower_members<0, std::integer_sequence<int>>(statements, ctx, i...);
+    constexpr bool forward =
+        !(reads_array_handle(static_cast<std::decay_t<decltype(hana::at(statements, i))>*>(nullptr)) ||
+          ...);
+    return lower_members<0, forward, std::integer_sequence<int>>(statements, ctx, i...);
   });
 }
 
@@ -138,11 +173,83 @@ constexpr auto accumulators_type(const StatementList<S...>*) {
   return slot_file<accumulator_slot_of, AccumulatorFile, NoAccumulators, S...>();
 }
 
-template <int N, class List>
+// The view slots a lowered statement list reads through (ParamRead leaves).
+template <class E>
+constexpr auto view_slots(const E*) {
+  return hana::make_tuple();
+}
+template <int K, class T, int N, class O>
+constexpr auto view_slots(const ParamRead<K, T, N, O>*) {
+  return hana::make_tuple(hana::type_c<ViewSlot<K, T, N>>);
+}
+template <class E>
+constexpr auto view_slots_of() {
+  return view_slots(static_cast<const E*>(nullptr));
+}
+template <class Op, class E>
+constexpr auto view_slots(const Unary<Op, E>*) {
+  return view_slots_of<E>();
+}
+template <class Op, class L, class R>
+constexpr auto view_slots(const Binary<Op, L, R>*) {
+  return hana::concat(view_slots_of<L>(), view_slots_of<R>());
+}
+template <class C, class A, class B>
+constexpr auto view_slots(const Where<C, A, B>*) {
+  return hana::concat(view_slots_of<C>(), hana::concat(view_slots_of<A>(), view_slots_of<B>()));
+}
+template <class V>
+constexpr auto view_slots(const Flexible<V>*) {
+  return view_slots_of<V>();
+}
+template <class T, int N, class E, int K>
+constexpr auto view_slots(const StoreView<T, N, E, K>*) {
+  return view_slots_of<E>();
+}
+template <int K, class T, class E>
+constexpr auto view_slots(const StoreRegister<K, T, E>*) {
+  return view_slots_of<E>();
+}
+template <int J, class Op, class T, class E>
+constexpr auto view_slots(const Accumulate<J, Op, T, E>*) {
+  return view_slots_of<E>();
+}
+template <class... S>
+constexpr auto view_slots(const StatementList<S...>*) {
+  return hana::flatten(hana::make_tuple(hana::make_tuple(), view_slots_of<S>()...));
+}
+
+/// The view file type of a statement list (NoViews when it reads none).
+template <class List>
+constexpr auto views_type() {
+  constexpr auto slots = hana::to_tuple(hana::to_set(view_slots_of<List>()));
+  if constexpr (decltype(hana::length(slots))::value == 0)
+    return hana::type_c<NoViews>;
+  else
+    return hana::unpack(slots, [](auto... t) { return hana::type_c<ViewFile<typename decltype(t)::type...>>; });
+}
+template <class List>
+using views_t = typename decltype(views_type<List>())::type;
+
+template <int... K, class... T, int... N, class Ctx>
+ViewFile<ViewSlot<K, T, N>...> make_views(ViewFile<ViewSlot<K, T, N>...>*, const Ctx& ctx) {
+  return {ViewSlot<K, T, N>{ctx.template array<K>().view()}...};
+}
+template <class Ctx>
+NoViews make_views(NoViews*, const Ctx&) {
+  return {};
+}
+/// The arrays a lowered group reads through ParamRead, from its context.
+template <class List, class Ctx>
+views_t<List> group_views(const List&, const Ctx& ctx) {
+  return make_views(static_cast<views_t<List>*>(nullptr), ctx);
+}
+
+template <int N, class List, class Views = NoViews>
 struct KernelTypes {
   using Registers = typename decltype(registers_type(static_cast<const List*>(nullptr)))::type;
   using Accumulators = typename decltype(accumulators_type(static_cast<const List*>(nullptr)))::type;
-  using Kernel = GroupKernel<N, Registers, Accumulators, List>;
+  using Kernel = GroupKernel<N, Registers, Accumulators, List, Views>;
 };
 
 /// Joins the accumulators of a group's second launch into the first's.
@@ -153,11 +260,12 @@ void join_launches(Accumulators& into, const Accumulators& from) {
 
 /// Runs a lowered statement list as one kernel over `box` of a rank-N grid.
 /// Returns the combined accumulators (NoAccumulators without reductions).
-template <int N, class List>
-auto run_kernel(const std::string& label, const Box<N>& box, const List& list, const Comm& comm) {
-  using K = KernelTypes<N, List>;
+template <int N, class List, class Views = NoViews>
+auto run_kernel(const std::string& label, const Box<N>& box, const List& list, const Comm& comm,
+                const Views& views = {}) {
+  using K = KernelTypes<N, List, Views>;
   typename K::Accumulators acc{};
-  launch<N>(label, box, typename K::Kernel{list}, &acc);
+  launch<N>(label, box, typename K::Kernel{list, views}, &acc);
   if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>) combine_over_ranks(comm, acc);
   return acc;
 }
@@ -186,16 +294,17 @@ std::vector<Box<N>> boundary_slabs(const Box<N>& box, index_t margin) {
 /// farther than `margin` from the box's faces, which read no halo) runs
 /// first; after the exchange finishes, the boundary slabs run as the
 /// group's second launch, labelled `<label>:boundary` (one launch per slab).
-template <int N, class List, class Exchange>
+template <int N, class List, class Exchange, class Views = NoViews>
 auto run_kernel_overlapped(const std::string& label, const Box<N>& box, const List& list,
-                           const Comm& comm, Exchange& exchange, index_t margin) {
-  using K = KernelTypes<N, List>;
-  const typename K::Kernel kernel{list};
+                           const Comm& comm, Exchange& exchange, index_t margin,
+                           const Views& views = {}) {
+  using K = KernelTypes<N, List, Views>;
+  const typename K::Kernel kernel{list, views};
   Box<N> interior = box;
   for (int d = 0; d < N; ++d) interior.lo[d] += margin, interior.hi[d] -= margin;
   if (interior.size() == 0) {  // too thin to split: exchange, then one launch
     exchange.run();
-    return run_kernel<N>(label, box, list, comm);
+    return run_kernel<N>(label, box, list, comm, views);
   }
   typename K::Accumulators acc{};
   exchange.start();
@@ -236,11 +345,11 @@ struct RowListKernel {
 /// Like run_kernel over a row map, while `imports` (one ghost import) is in
 /// flight: the interior rows first, then, after the import, the boundary
 /// rows as the group's second launch (`<label>:boundary`).
-template <class List, class Imports>
+template <class List, class Imports, class Views = NoViews>
 auto run_rows_overlapped(const std::string& label, const List& list, const Comm& comm,
-                         Imports& imports) {
-  using K = KernelTypes<1, List>;
-  const typename K::Kernel kernel{list};
+                         Imports& imports, const Views& views = {}) {
+  using K = KernelTypes<1, List, Views>;
+  const typename K::Kernel kernel{list, views};
   const auto interior = imports.interior_rows();
   const auto boundary = imports.boundary_rows();
   typename K::Accumulators acc{}, part{};

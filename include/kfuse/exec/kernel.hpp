@@ -54,19 +54,32 @@ struct NoAccumulators {};
 
 // ---- lowered statements ---------------------------------------------------
 
-/// Stores to a view and, when K >= 0, keeps the value in register slot K
-/// for the group's later statements that read it (see Forwarding).
+/// Stores to a view. With K >= 0 the value goes to register slot K, where
+/// the group's later statements read it (see Forwarding), and to memory in
+/// `flush`, after every statement of the group ran at this point: with all
+/// loads ahead of all stores, the compiler need not reload an operand after
+/// a store it cannot prove to be elsewhere.
 template <class T, int N, class E, int K = -1>
 struct StoreView {
   view_t<T, N> view;
   E expr;
-  template <class P, class R, class A>
-  KOKKOS_INLINE_FUNCTION void run(const P& p, R& registers, A&) const {
-    const T value = static_cast<T>(expr.eval(p, registers));
+  template <class P>
+  KOKKOS_INLINE_FUNCTION void store(const P& p, const T& value) const {
     if constexpr (N == 1) view(p[0]) = value;
     if constexpr (N == 2) view(p[0], p[1]) = value;
     if constexpr (N == 3) view(p[0], p[1], p[2]) = value;
-    if constexpr (K >= 0) register_of<K>(registers) = value;
+  }
+  template <class P, class R, class A>
+  KOKKOS_INLINE_FUNCTION void run(const P& p, R& registers, A&) const {
+    const T value = static_cast<T>(expr.eval(p, registers));
+    if constexpr (K >= 0)
+      register_of<K>(registers) = value;
+    else
+      store(p, value);
+  }
+  template <class P, class R>
+  KOKKOS_INLINE_FUNCTION void flush(const P& p, R& registers) const {
+    if constexpr (K >= 0) store(p, register_of<K>(registers));
   }
 };
 
@@ -77,6 +90,8 @@ struct StoreRegister {
   KOKKOS_INLINE_FUNCTION void run(const P& p, R& registers, A&) const {
     register_of<K>(registers) = static_cast<T>(expr.eval(p, registers));
   }
+  template <class P, class R>
+  KOKKOS_INLINE_FUNCTION void flush(const P&, R&) const {}
 };
 
 template <int J, class Op, class T, class E>
@@ -86,6 +101,8 @@ struct Accumulate {
   KOKKOS_INLINE_FUNCTION void run(const P& p, R& registers, A& accumulators) const {
     Op::join(accumulator_of<J>(accumulators), static_cast<T>(expr.eval(p, registers)));
   }
+  template <class P, class R>
+  KOKKOS_INLINE_FUNCTION void flush(const P&, R&) const {}
 };
 
 /// The statements of one group, run in order at each point.
@@ -95,6 +112,8 @@ template <>
 struct StatementList<> {
   template <class P, class R, class A>
   KOKKOS_INLINE_FUNCTION void run(const P&, R&, A&) const {}
+  template <class P, class R>
+  KOKKOS_INLINE_FUNCTION void flush(const P&, R&) const {}
 };
 template <class S, class... Rest>
 struct StatementList<S, Rest...> {
@@ -105,6 +124,11 @@ struct StatementList<S, Rest...> {
     head.run(p, registers, accumulators);
     tail.run(p, registers, accumulators);
   }
+  template <class P, class R>
+  KOKKOS_INLINE_FUNCTION void flush(const P& p, R& registers) const {
+    head.flush(p, registers);
+    tail.flush(p, registers);
+  }
 };
 
 template <class S, class... Rest>
@@ -114,17 +138,20 @@ StatementList<S, Rest...> prepend(const S& s, const StatementList<Rest...>& rest
 
 // ---- the kernel -----------------------------------------------------------
 
-/// One group as a Kokkos functor. `origin` shifts policy indices to view
-/// coordinates, so the same functor runs any box of the owned region.
-template <int N, class Registers, class Accumulators, class Body>
+/// One group as a Kokkos functor over view coordinates, so the same functor
+/// runs any box of the owned region; `views` holds the parameters' arrays.
+template <int N, class Registers, class Accumulators, class Body, class Views = NoViews>
 struct GroupKernel {
   Body body;
+  Views views;
 
   using value_type = Accumulators;
 
-  KOKKOS_INLINE_FUNCTION void exec(const Point<N>& p, Accumulators& acc) const {
+  KOKKOS_INLINE_FUNCTION void exec(const Point<N>& point, Accumulators& acc) const {
+    const PointIn<N, Views> p{point, &views};
     Registers registers;
     body.run(p, registers, acc);
+    body.flush(p, registers);
   }
 
   // parallel_for

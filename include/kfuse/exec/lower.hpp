@@ -40,6 +40,14 @@ template <class Ctx, int... Stored, int I>
 struct forwarded<Forwarding<Ctx, std::integer_sequence<int, Stored...>>, I>
     : std::bool_constant<((I == Stored) || ...)> {};
 
+template <class Leaf, class Ctx>
+constexpr bool leaf_forwarded() {
+  if constexpr (is_array_param<Leaf>::value)
+    return forwarded<Ctx, Leaf::index>::value;
+  else
+    return false;
+}
+
 template <class Ctx>
 const Ctx& without_forwarding(const Ctx& ctx) {
   return ctx;
@@ -67,6 +75,22 @@ auto view_read_centred(const view_t<T, N>& view, std::integer_sequence<int, D...
   return ViewRead<T, N, std::integer_sequence<int, (D * 0)...>>{{}, view};
 }
 
+template <int... D>
+std::integer_sequence<int, (D * 0)...> zeros_like(std::integer_sequence<int, D...>);
+/// N zero offsets.
+template <int N>
+using zero_offsets = decltype(zeros_like(std::make_integer_sequence<int, N>{}));
+
+/// A centred read moved to offsets O.
+template <int... O, int K, class T, int N, class Zero>
+auto shifted(ParamRead<K, T, N, Zero>) {
+  return ParamRead<K, T, N, std::integer_sequence<int, O...>>{};
+}
+template <int... O, class T, int N, class Zero>
+auto shifted(const ViewRead<T, N, Zero>& read) {
+  return ViewRead<T, N, std::integer_sequence<int, O...>>{{}, read.view};
+}
+
 template <class T, class Ctx>
 auto lower(const Constant<T>& c, const Ctx&) {
   return c;
@@ -87,22 +111,29 @@ template <class T, class Ctx>
 auto lower(const Scalar<T>& s, const Ctx&) {
   return ScalarValue<T>{{}, s.value()};
 }
+/// Parameter I's array, read through the kernel's view file.
+template <int I, class Ctx>
+auto param_read(const Ctx& ctx) {
+  using V = std::decay_t<decltype(ctx.template array<I>().view())>;
+  return ParamRead<I, typename V::non_const_value_type, int(V::rank), zero_offsets<int(V::rank)>>{};
+}
+
 template <int I, class T, int N, class Ctx>
 auto lower(const ArrayParam<I, T, N>&, const Ctx& ctx) {
   if constexpr (forwarded<Ctx, I>::value)
     return RegisterRead<I, T, true>{};
   else
-    return lower(ctx.template array<I>(), ctx);
+    return param_read<I>(ctx);
 }
 template <int I, class T, bool Strict, class Ctx>
 auto lower(const TempParam<I, T, Strict>&, const Ctx& ctx) {
   if constexpr (Ctx::template in_register<I> || forwarded<Ctx, I>::value) {
     return RegisterRead<I, T, Strict>{};
   } else if constexpr (Strict) {
-    return lower(ctx.template array<I>(), ctx);
+    return param_read<I>(ctx);
   } else {
-    using V = decltype(lower(ctx.template array<I>(), ctx));
-    return Flexible<V>{{}, lower(ctx.template array<I>(), ctx)};
+    using V = decltype(param_read<I>(ctx));
+    return Flexible<V>{{}, param_read<I>(ctx)};
   }
 }
 template <int I, class T, class Ctx>
@@ -111,11 +142,17 @@ auto lower(const ScalarParam<I, T>&, const Ctx& ctx) {
 }
 template <class Leaf, int... O, class Ctx>
 auto lower(const Shifted<Leaf, O...>& s, const Ctx& ctx) {
-  const auto centred = lower(s.leaf, without_forwarding(ctx));  // a ViewRead, zero offsets
-  using V = decltype(centred);
-  static_assert(!std::is_same_v<V, void>, "kfuse: internal: shifted leaf did not lower to a view");
-  return ViewRead<typename V::value_type, V::domain, std::integer_sequence<int, O...>>{
-      {}, centred.view};
+  // A pointwise shift of an array stored earlier in the group is a register
+  // read like the array itself; other shifts never read such arrays (the
+  // fusion rules) and read memory.
+  if constexpr (Shifted<Leaf, O...>::pointwise && leaf_forwarded<Leaf, Ctx>())
+    return lower(s.leaf, ctx);
+  else
+    return lower_shifted(s, without_forwarding(ctx));
+}
+template <class Leaf, int... O, class Ctx>
+auto lower_shifted(const Shifted<Leaf, O...>& s, const Ctx& ctx) {
+  return shifted<O...>(lower(s.leaf, ctx));  // the leaf lowers to a centred read
 }
 /// The CsrMatrix and the Vector of a product, from handles or placeholders.
 template <class T, class Ctx>

@@ -572,6 +572,7 @@ void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
     const auto* grid = grid_of<Index>();
     Context<D> ctx{&*binding_, grid};
     const auto list = detail::lower_group(statements_, group.members, ctx);
+    const auto views = detail::group_views(list, ctx);
     const auto box = detail::owned_box(*grid);
     const auto acc = [&] {
       if constexpr (D == detail::domain::row_map) {
@@ -582,9 +583,10 @@ void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
             detail::collect_imports("kfuse::fuse", e, ctx, grid, imports);
           });
         });
-        if (imports.can_overlap()) return detail::run_rows_overlapped(label, list, grid->comm(), imports);
+        if (imports.can_overlap())
+          return detail::run_rows_overlapped(label, list, grid->comm(), imports, views);
         imports.run();
-        return detail::run_kernel<1>(label, box, list, grid->comm());
+        return detail::run_kernel<1>(label, box, list, grid->comm(), views);
       } else {
         // Halo exchange for the arrays this group reads at an offset, if stale.
         HaloExchange<D> exchange(*grid);
@@ -592,12 +594,12 @@ void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
           const auto& a = array<i>();
           if (a.halo_stale()) exchange.add(a);
         });
-        if (exchange.empty()) return detail::run_kernel<D>(label, box, list, grid->comm());
+        if (exchange.empty()) return detail::run_kernel<D>(label, box, list, grid->comm(), views);
         if (grid->overlap())
           return detail::run_kernel_overlapped<D>(label, box, list, grid->comm(), exchange,
-                                                  grid->halo());
+                                                  grid->halo(), views);
         exchange.run();
-        return detail::run_kernel<D>(label, box, list, grid->comm());
+        return detail::run_kernel<D>(label, box, list, grid->comm(), views);
       }
     }();
     hana::unpack(group.members, [&](auto... i) {

@@ -5,9 +5,11 @@
 // ScalarParam, whose template argument I is the parameter position, so the
 // planner sees exactly which argument each statement reads and writes.
 //
-// Kernel-side leaves (what lowering turns the others into): ViewRead (a view
-// at a compile-time offset), RegisterRead (a program temporary kept in a
-// register), IndexRead (the global index along one dimension).
+// Kernel-side leaves (what lowering turns the others into): ParamRead (a
+// parameter's array, through the kernel's view file) and ViewRead (a handle's
+// view), both at a compile-time offset, RegisterRead (a program temporary or
+// an array stored earlier in the kernel), IndexRead (the global index along
+// one dimension).
 #pragma once
 
 #include <algorithm>
@@ -156,6 +158,51 @@ struct ViewRead<T, N, std::integer_sequence<int, O...>> : ExprTag {
  private:
   template <class P, int... D>
   KOKKOS_INLINE_FUNCTION T at(const P& p, std::integer_sequence<int, D...>) const {
+    return view((p[D] + O)...);
+  }
+};
+
+/// One view of a kernel's view file: the array bound to parameter K.
+template <int K, class T, int N>
+struct ViewSlot {
+  view_t<T, N> view;
+};
+template <int K, class T, int N>
+KOKKOS_INLINE_FUNCTION const view_t<T, N>& view_of(const ViewSlot<K, T, N>& slot) {
+  return slot.view;
+}
+
+/// The views of one kernel, one per array parameter it reads: every read of
+/// an array then goes through the same data pointer and strides, which the
+/// compiler keeps in registers and can tell apart for reuse.
+template <class... Slots>
+struct ViewFile : Slots... {};
+struct NoViews {};
+
+/// A point of a kernel together with the kernel's view file.
+template <int N, class Views>
+struct PointIn : Point<N> {
+  const Views* views;
+};
+
+/// Reads parameter K's array (from the kernel's view file) at point + (O...).
+template <int K, class T, int N, class Offsets>
+struct ParamRead;
+template <int K, class T, int N, int... O>
+struct ParamRead<K, T, N, std::integer_sequence<int, O...>> : ExprTag {
+  static_assert(sizeof...(O) == N, "kfuse: internal: offset count differs from the view rank");
+  using value_type = T;
+  static constexpr bool strict = true;
+  static constexpr int domain = N;
+
+  template <class P, class R>
+  KOKKOS_INLINE_FUNCTION T eval(const P& p, R&) const {
+    return at(view_of<K>(*p.views), p, std::make_integer_sequence<int, N>{});
+  }
+
+ private:
+  template <class V, class P, int... D>
+  KOKKOS_INLINE_FUNCTION T at(const V& view, const P& p, std::integer_sequence<int, D...>) const {
     return view((p[D] + O)...);
   }
 };
