@@ -69,11 +69,19 @@ struct SparseRowRead : ExprTag {
 
   template <class P, class R>
   KOKKOS_INLINE_FUNCTION T eval(const P& p, R&) const {
+    // Raw pointers in locals (the views are contiguous): the compiler then
+    // keeps the loop in registers inside the large fused kernel body.
+    const int* const column = columns.data();
+    const T* const value = values.data();
+    const T* const owned = x.data();
+    const T* const ghost = ghosts.data() - n_owned;  // indexed by columns >= n_owned
+    const int n = n_owned;
     const index_t row = p[0];
+    const Offset end = row_ptr(row + 1);
     T sum = 0;
-    for (Offset k = row_ptr(row); k < row_ptr(row + 1); ++k) {
-      const int c = columns(k);
-      sum += values(k) * (c < n_owned ? x(c) : ghosts(c - n_owned));
+    for (Offset k = row_ptr(row); k < end; ++k) {
+      const int c = column[k];
+      sum += value[k] * (c < n ? owned : ghost)[c];
     }
     return sum;
   }
