@@ -123,8 +123,8 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
       row.repetitions = reps;
       row.stream_gbps = stream.gbps;
       row.min_bytes_per_iter = workload.min_bytes ? workload.min_bytes(setup) : 0;
-      // Hand-written variants (kokkos, kokkos_rows, ...) live in the hand-written file; the
-      // kfuse policies and library peers are credited to the workload's main file.
+      // Hand-written variants (kokkos...) live in the hand-written file; the kfuse policies
+      // and the library peers (kokkos_kernels, petsc) are credited to the workload's main file.
       const bool hand = entry.name.rfind("kokkos", 0) == 0 && entry.name != "kokkos_kernels";
       row.compile_s = compile_seconds(options.compile_times_dir,
                                       hand ? workload.kokkos_source : workload.source);
