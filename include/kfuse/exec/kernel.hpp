@@ -192,6 +192,24 @@ struct GroupKernel {
 #endif
 };
 
+/// Base of functors that run a group kernel another way: they reduce into
+/// its value type with its init and join.
+template <class Kernel>
+struct WrapsKernel {
+  Kernel kernel;
+
+  using value_type = typename Kernel::value_type;
+  KOKKOS_INLINE_FUNCTION void init(value_type& acc) const { kernel.init(acc); }
+  KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
+    kernel.join(into, from);
+  }
+#if !KFUSE_KOKKOS_4
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& into, const volatile value_type& from) const {
+    kernel.join(into, from);
+  }
+#endif
+};
+
 /// Host CPUs iterate the innermost dimension (contiguous: LayoutRight) as a
 /// plain loop inside the functor, one call per row (rank 2 and 3) or per
 /// chunk of `chunk` points (rank 1), and sum reductions into a local
@@ -199,12 +217,12 @@ struct GroupKernel {
 /// sum in Kokkos' reduction memory, which the compiler must assume aliases
 /// the stored views: a load-add-store per point and no vectorisation.
 template <int N, class Kernel>
-struct InnerLoop {
-  Kernel kernel;
+struct InnerLoop : WrapsKernel<Kernel> {
   index_t lo, hi;     // the innermost dimension's range
   index_t chunk = 1;  // rank 1: points per call
 
-  using value_type = typename Kernel::value_type;
+  using typename WrapsKernel<Kernel>::value_type;
+  using WrapsKernel<Kernel>::kernel;
   static constexpr bool reduces = !std::is_same_v<value_type, NoAccumulators>;
 
   template <class... Outer>
@@ -240,15 +258,6 @@ struct InnerLoop {
   KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j, value_type& acc) const {
     loop(lo, hi, &acc, i, j);
   }
-  KOKKOS_INLINE_FUNCTION void init(value_type& acc) const { kernel.init(acc); }
-  KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
-    kernel.join(into, from);
-  }
-#if !KFUSE_KOKKOS_4
-  KOKKOS_INLINE_FUNCTION void join(volatile value_type& into, const volatile value_type& from) const {
-    kernel.join(into, from);
-  }
-#endif
 };
 
 /// Rank-1 points per InnerLoop call on host CPUs.
@@ -274,7 +283,7 @@ void launch(const std::string& label, const Box<N>& box, const Kernel& kernel, A
   auto range = [](index_t lo, index_t hi) { return Kokkos::RangePolicy<ExecSpace, Index>(lo, hi); };
   if constexpr (std::is_same_v<ExecSpace, Kokkos::DefaultHostExecutionSpace>) {
     const index_t lo = box.lo[N - 1], hi = box.hi[N - 1];
-    const InnerLoop<N, Kernel> rows{kernel, lo, hi, host_chunk};
+    const InnerLoop<N, Kernel> rows{{kernel}, lo, hi, host_chunk};
     if constexpr (N == 1) {
       run(range(0, (hi - lo + host_chunk - 1) / host_chunk), rows);
     } else if constexpr (N == 2) {
