@@ -21,8 +21,8 @@
 #include "kfuse/dist/halo_exchange.hpp"
 #include "kfuse/exec/kernel.hpp"
 #include "kfuse/exec/lower.hpp"
-#include "kfuse/exec/space.hpp"
 #include "kfuse/plan/describe.hpp"
+#include "kfuse/plan/plan.hpp"
 #include "kfuse/plan/statement.hpp"
 
 namespace kfuse::detail {
@@ -58,39 +58,10 @@ template <class Seq, int I>
 struct append;
 template <int... S, int I>
 struct append<std::integer_sequence<int, S...>, I> {
-  using type = std::conditional_t<((S == I) || ...), std::integer_sequence<int, S...>,
-                                  std::integer_sequence<int, S..., I>>;
+  using type = std::integer_sequence<int, S..., I>;
 };
 template <class Seq, int I>
 using append_t = typename append<Seq, I>::type;
-
-/// Whether expression E reads an Array or Vector handle rather than a
-/// parameter: the plan cannot tell such a read from a write to the same
-/// array in its group, so the group keeps plain, in-order stores.
-template <class E>
-constexpr bool reads_array_handle() {
-  if constexpr (is_reduction<E>::value || is_instance_of_unary<E>::value)
-    return reads_array_handle<decltype(E::arg)>();
-  else if constexpr (is_instance_of_binary<E>::value)
-    return reads_array_handle<decltype(E::lhs)>() || reads_array_handle<decltype(E::rhs)>();
-  else if constexpr (is_instance_of_where<E>::value)
-    return reads_array_handle<decltype(E::cond)>() || reads_array_handle<decltype(E::if_true)>() ||
-           reads_array_handle<decltype(E::if_false)>();
-  else if constexpr (is_shifted<E>::value)
-    return reads_array_handle<typename E::leaf_type>();
-  else if constexpr (is_sparse_product<E>::value)
-    return reads_array_handle<decltype(E::x)>();
-  else
-    return is_space_handle<E>::value;
-}
-template <class Target, class E>
-constexpr bool reads_array_handle(const Assign<Target, E>*) {
-  return reads_array_handle<E>();
-}
-template <class Target, class R>
-constexpr bool reads_array_handle(const Reduce<Target, R>*) {
-  return reads_array_handle<R>();
-}
 
 /// The position a statement stores to memory and forwards (-1: none).
 template <class S>
@@ -157,9 +128,10 @@ auto lower_members(const Statements& statements, const Ctx& ctx, I i, Rest... re
 template <class Statements, class Members, class Ctx>
 auto lower_group(const Statements& statements, Members members, const Ctx& ctx) {
   return hana::unpack(members, [&](auto... i) {
+    // A captured Array/Vector handle may be a written parameter too: keep
+    // such groups' stores in order (Access::array_handles).
     constexpr bool forward =
-        !(reads_array_handle(static_cast<std::decay_t<decltype(hana::at(statements, i))>*>(nullptr)) ||
-          ...);
+        !(StatementInfo<std::decay_t<decltype(hana::at(statements, i))>>::array_handles || ...);
     return lower_members<0, forward, std::integer_sequence<int>>(statements, ctx, i...);
   });
 }

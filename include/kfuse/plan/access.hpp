@@ -5,7 +5,10 @@
 //   offset    — arrays read at a non-zero offset (stencil) or through a
 //               sparse product (A * x): reads that need neighbour data
 //   scalars   — Scalar parameters read
-// Eager leaves (Array, Scalar handles) are not parameters and add nothing.
+// Eager leaves (Array, Vector, Scalar handles) are not parameters and add
+// nothing to the sets; array_handles says whether an Array or Vector handle
+// is read (one captured in a program's lambda): the plan cannot tell it from
+// a parameter bound to the same array.
 #pragma once
 
 #include <boost/hana/fold_left.hpp>
@@ -24,12 +27,21 @@ namespace kfuse::detail {
 
 namespace hana = boost::hana;
 
+template <class E>
+constexpr bool is_array_handle() {
+  if constexpr (is_leaf_handle<E>::value)
+    return expr_traits<E>::domain != domain::scalar;
+  else
+    return false;
+}
+
 /// Leaves that read no parameter (constants, indices, eager handles).
 template <class E, class = void>
 struct Access {
   static constexpr auto pointwise = hana::make_set();
   static constexpr auto offset = hana::make_set();
   static constexpr auto scalars = hana::make_set();
+  static constexpr bool array_handles = is_array_handle<E>();
 };
 
 template <int I, class T, int N>
@@ -37,6 +49,7 @@ struct Access<ArrayParam<I, T, N>> {
   static constexpr auto pointwise = hana::make_set(hana::int_c<I>);
   static constexpr auto offset = hana::make_set();
   static constexpr auto scalars = hana::make_set();
+  static constexpr bool array_handles = false;
 };
 template <int I, class T, bool S>
 struct Access<TempParam<I, T, S>> : Access<ArrayParam<I, T, 1>> {};
@@ -46,6 +59,7 @@ struct Access<ScalarParam<I, T>> {
   static constexpr auto pointwise = hana::make_set();
   static constexpr auto offset = hana::make_set();
   static constexpr auto scalars = hana::make_set(hana::int_c<I>);
+  static constexpr bool array_handles = false;
 };
 
 template <bool Centred, class Leaf>
@@ -53,12 +67,14 @@ struct ShiftedAccess {  // shift<0, 0>(u) is a pointwise read
   static constexpr auto pointwise = Access<Leaf>::pointwise;
   static constexpr auto offset = hana::make_set();
   static constexpr auto scalars = hana::make_set();
+  static constexpr bool array_handles = Access<Leaf>::array_handles;
 };
 template <class Leaf>
 struct ShiftedAccess<false, Leaf> {
   static constexpr auto pointwise = hana::make_set();
   static constexpr auto offset = Access<Leaf>::pointwise;
   static constexpr auto scalars = hana::make_set();
+  static constexpr bool array_handles = Access<Leaf>::array_handles;
 };
 template <class Leaf, int... O>
 struct Access<Shifted<Leaf, O...>> : ShiftedAccess<Shifted<Leaf, O...>::pointwise, Leaf> {};
@@ -72,6 +88,7 @@ struct AccessUnion {
                                                  hana::make_set(), hana::union_);
   static constexpr auto scalars = hana::fold_left(hana::make_tuple(Access<Children>::scalars...),
                                                   hana::make_set(), hana::union_);
+  static constexpr bool array_handles = (Access<Children>::array_handles || ...);
 };
 
 /// A * x reads x at other rows (and ranks): an offset read. The matrix is
@@ -81,6 +98,7 @@ struct Access<SparseProduct<M, X>> {
   static constexpr auto pointwise = hana::make_set();
   static constexpr auto offset = Access<X>::pointwise;
   static constexpr auto scalars = hana::make_set();
+  static constexpr bool array_handles = Access<X>::array_handles;
 };
 
 template <class Op, class E>

@@ -45,6 +45,7 @@ struct StatementInfo<Assign<Target, E>> {
   static constexpr auto offset = Access<E>::offset;
   static constexpr auto scalar_reads = Access<E>::scalars;
   static constexpr auto scalar_writes = hana::make_set();
+  static constexpr bool array_handles = Access<E>::array_handles;
 };
 
 template <class Target, class R>
@@ -57,6 +58,7 @@ struct StatementInfo<Reduce<Target, R>> {
   static constexpr auto offset = Access<R>::offset;
   static constexpr auto scalar_reads = Access<R>::scalars;
   static constexpr auto scalar_writes = hana::make_set(hana::int_c<Target::index>);
+  static constexpr bool array_handles = Access<R>::array_handles;
 };
 
 template <class Target, class E>
@@ -69,6 +71,7 @@ struct StatementInfo<ScalarAssign<Target, E>> {
   static constexpr auto offset = hana::make_set();
   static constexpr auto scalar_reads = Access<E>::scalars;
   static constexpr auto scalar_writes = hana::make_set(hana::int_c<Target::index>);
+  static constexpr bool array_handles = false;
 };
 
 /// A group of statements that runs as one kernel (or, kernel = false, a run
