@@ -70,11 +70,6 @@ struct ScalarValue : ExprTag {
   }
 };
 
-template <class T, int N, int... D>
-auto view_read_centred(const view_t<T, N>& view, std::integer_sequence<int, D...>) {
-  return ViewRead<T, N, std::integer_sequence<int, (D * 0)...>>{{}, view};
-}
-
 template <int... D>
 std::integer_sequence<int, (D * 0)...> zeros_like(std::integer_sequence<int, D...>);
 /// N zero offsets.
@@ -101,11 +96,11 @@ auto lower(const Index<D>&, const Ctx& ctx) {
 }
 template <class T, int N, class Ctx>
 auto lower(const Array<T, N>& a, const Ctx&) {
-  return view_read_centred<T, N>(a.view(), std::make_integer_sequence<int, N>{});
+  return ViewRead<T, N, zero_offsets<N>>{{}, a.view()};
 }
 template <class T, class Ctx>
 auto lower(const Vector<T>& v, const Ctx&) {
-  return ViewRead<T, 1, std::integer_sequence<int, 0>>{{}, v.view()};
+  return ViewRead<T, 1, zero_offsets<1>>{{}, v.view()};
 }
 template <class T, class Ctx>
 auto lower(const Scalar<T>& s, const Ctx&) {
