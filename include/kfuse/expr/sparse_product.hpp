@@ -74,14 +74,14 @@ struct SparseRowRead : ExprTag {
     const int* const column = columns.data();
     const T* const value = values.data();
     const T* const owned = x.data();
-    const T* const ghost = ghosts.data() - n_owned;  // indexed by columns >= n_owned
+    const T* const ghost = ghosts.data();  // columns n_owned and up
     const int n = n_owned;
     const index_t row = p[0];
     const Offset end = row_ptr(row + 1);
     T sum = 0;
     for (Offset k = row_ptr(row); k < end; ++k) {
       const int c = column[k];
-      sum += value[k] * (c < n ? owned : ghost)[c];
+      sum += value[k] * *(c < n ? owned + c : ghost + (c - n));
     }
     return sum;
   }
