@@ -3,7 +3,9 @@
 // and the run-time binding checks. Runs at 1, 2 and 4 ranks.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include <kfuse/kfuse.hpp>
 
@@ -73,6 +75,33 @@ void check_ping_pong() {
     CHECK(res.value() == doctest::Approx(want).epsilon(1e-12));
   }
   kfuse_test::check_close(u.gather(), host.owned(), 1e-14);
+}
+
+/// A one-rank communicator on every rank: reductions that MPI does not join.
+kfuse::Comm one_rank() {
+#if KFUSE_ENABLE_MPI
+  return kfuse::Comm(MPI_COMM_SELF);
+#else
+  return kfuse::Comm();
+#endif
+}
+
+/// sum(values) as host launches associate it: each call (a run of
+/// `per_call` consecutive values) sums from zero in order, then the calls'
+/// sums are joined in call order.
+double host_launch_sum(const std::vector<double>& values, std::size_t per_call) {
+  double total = 0;
+  for (std::size_t begin = 0; begin < values.size(); begin += per_call) {
+    double call = 0;
+    for (std::size_t k = begin; k < std::min(values.size(), begin + per_call); ++k) call += values[k];
+    total += call;
+  }
+  return total;
+}
+
+/// Values whose sum depends on the order of the additions.
+KOKKOS_INLINE_FUNCTION double uneven(std::int64_t k) {
+  return 1e7 * Kokkos::Experimental::sin(0.37 * double(k)) + 1e-3 * double(k % 7);
 }
 
 }  // namespace
@@ -240,6 +269,31 @@ TEST_CASE("one kernel reads back what its statements stored, in program order") 
   });
   q();
   kfuse_test::check_close(z.gather(), std::vector<double>(nx * ny, 6.0), 0);
+}
+
+TEST_CASE("host reductions are the same bits at any thread count: call sums joined in call order") {
+  if (!std::is_same_v<kfuse::detail::ExecSpace, Kokkos::DefaultHostExecutionSpace>) return;
+  const kfuse::Comm comm = one_rank();
+  kfuse::Scalar<double> total("total");
+  auto sum_of = [&](const auto& a) {
+    kfuse::fuse(a, total, [](auto a, auto total) { return kfuse::reduce(total, kfuse::sum(a)); })();
+    return total.value();
+  };
+
+  const std::int64_t n = 7 * kfuse::detail::host_chunk + 77;  // rank 1: chunks of host_chunk
+  kfuse::Array<double, 1> a1(kfuse::Grid<1>(comm, {n}), "a1");
+  a1.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return uneven(i); });
+  CHECK(sum_of(a1) == host_launch_sum(a1.gather(), kfuse::detail::host_chunk));
+
+  kfuse::Array<double, 2> a2(kfuse::Grid<2>(comm, {53, 301}), "a2");  // one call per row
+  a2.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { return uneven(301 * i + j); });
+  CHECK(sum_of(a2) == host_launch_sum(a2.gather(), 301));
+
+  kfuse::Array<double, 3> a3(kfuse::Grid<3>(comm, {9, 11, 70}), "a3");  // one call per (i, j)
+  a3.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
+    return uneven((11 * i + j) * 70 + k);
+  });
+  CHECK(sum_of(a3) == host_launch_sum(a3.gather(), 70));
 }
 
 TEST_CASE("eager u = shift<1>(u) has NumPy semantics") {

@@ -193,3 +193,30 @@ TEST_CASE("a vector on the wrong row map for A: kfuse::Error on every rank") {
   auto body = [](auto A, auto x, auto y) { return kfuse::assign(y, A * x); };
   CHECK_THROWS_WITH_AS(kfuse::fuse(A, x, y, body), doctest::Contains("columns of"), kfuse::Error);
 }
+
+TEST_CASE("a fused product into a temporary with two reductions, over many host chunks and threads") {
+  kfuse::Comm comm;
+  const auto A = scattered_matrix(comm, 5000);  // several host chunks per rank
+  const std::int64_t n = A.global_rows();
+  const Triplets entries = kfuse::detail::gather_triplets(A);
+  kfuse::Vector<double> s(A.domain(), "s"), r(A.range(), "r");
+  fill_x(s);
+  kfuse::Scalar<double> ts("ts"), tt("tt"), omega("omega");
+  auto step = kfuse::fuse(A, s, r, ts, tt, omega, kfuse::temporary<double>,
+                          [](auto A, auto s, auto r, auto ts, auto tt, auto omega, auto t) {
+                            return kfuse::seq(kfuse::assign(t, A * s), kfuse::reduce(ts, kfuse::dot(t, s)),
+                                              kfuse::reduce(tt, kfuse::dot(t, t)),
+                                              kfuse::assign(omega, ts / tt),
+                                              kfuse::assign(r, s - omega * t));
+                          });
+  step();
+
+  const auto t = host_product(entries, host_x(n), n);
+  double want_ts = 0, want_tt = 0;
+  for (std::int64_t i = 0; i < n; ++i) want_ts += t[i] * xf(i), want_tt += t[i] * t[i];
+  CHECK(ts.value() == doctest::Approx(want_ts).epsilon(1e-12));
+  CHECK(tt.value() == doctest::Approx(want_tt).epsilon(1e-12));
+  std::vector<double> want_r(n);
+  for (std::int64_t i = 0; i < n; ++i) want_r[i] = xf(i) - (want_ts / want_tt) * t[i];
+  kfuse_test::check_close(r.gather(), want_r, 1e-12);
+}

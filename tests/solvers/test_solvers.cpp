@@ -99,7 +99,7 @@ kfuse::Vector<double> rhs_of_ones(const kfuse::CsrMatrix<double>& A) {
 }
 
 struct Case {
-  const char* name;
+  std::string name;
   kfuse::CsrMatrix<double> A;
   int slack;  // allowed |iterations - PETSc's|
 };

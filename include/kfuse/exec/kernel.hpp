@@ -10,6 +10,7 @@
 
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <Kokkos_Core.hpp>
 
@@ -212,93 +213,115 @@ struct WrapsKernel {
 
 /// Host CPUs iterate the innermost dimension (contiguous: LayoutRight) as a
 /// plain loop inside the functor, one call per row (rank 2 and 3) or per
-/// chunk of `chunk` points (rank 1), and sum reductions into a local
-/// accumulator joined once per call. Per-point launches leave the running
-/// sum in Kokkos' reduction memory, which the compiler must assume aliases
-/// the stored views: a load-add-store per point and no vectorisation.
+/// chunk of `chunk` points (rank 1). A call sums its reductions into a local
+/// accumulator (per-point launches leave the running sum in Kokkos' reduction
+/// memory, which the compiler must assume aliases the stored views: a
+/// load-add-store per point and no vectorisation) and stores it in
+/// `partials[call]`; launch joins the partials in call order, so a reduction
+/// is bitwise the same whatever the number of threads.
 template <int N, class Kernel>
 struct InnerLoop : WrapsKernel<Kernel> {
-  index_t lo, hi;     // the innermost dimension's range
+  Box<N> box;
   index_t chunk = 1;  // rank 1: points per call
+  typename Kernel::value_type* partials = nullptr;
 
   using typename WrapsKernel<Kernel>::value_type;
   using WrapsKernel<Kernel>::kernel;
   static constexpr bool reduces = !std::is_same_v<value_type, NoAccumulators>;
 
+  /// Calls per launch: chunks (rank 1) or rows of the outer dimensions.
+  index_t calls() const {
+    if constexpr (N == 1) return (box.hi[0] - box.lo[0] + chunk - 1) / chunk;
+    index_t rows = 1;
+    for (int d = 0; d + 1 < N; ++d) rows *= box.hi[d] - box.lo[d];
+    return rows;
+  }
+
   template <class... Outer>
-  KOKKOS_INLINE_FUNCTION void loop(index_t begin, index_t end, value_type* acc,
-                                   Outer... outer) const {
+  KOKKOS_INLINE_FUNCTION void loop(index_t call, index_t begin, index_t end, Outer... outer) const {
     if constexpr (reduces) {
       value_type local;
       kernel.init(local);
       KFUSE_INDEPENDENT_ITERATIONS
       for (index_t k = begin; k < end; ++k) kernel(outer..., k, local);
-      kernel.join(*acc, local);
+      partials[call] = local;
     } else {
       KFUSE_INDEPENDENT_ITERATIONS
       for (index_t k = begin; k < end; ++k) kernel(outer..., k);
     }
   }
-  KOKKOS_INLINE_FUNCTION void chunk_of(index_t c, value_type* acc) const {
-    const index_t begin = lo + c * chunk;
-    loop(begin, begin + chunk < hi ? begin + chunk : hi, acc);
-  }
 
-  // parallel_for
+  /// Rank 1: chunk c; rank 2: row i.
   KOKKOS_INLINE_FUNCTION void operator()(index_t c) const {
-    if constexpr (N == 1) chunk_of(c, nullptr);
-    else loop(lo, hi, nullptr, c);
+    const index_t lo = box.lo[N - 1], hi = box.hi[N - 1];
+    if constexpr (N == 1) {
+      const index_t begin = lo + c * chunk;
+      loop(c, begin, begin + chunk < hi ? begin + chunk : hi);
+    } else {
+      loop(c - box.lo[0], lo, hi, c);
+    }
   }
-  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j) const { loop(lo, hi, nullptr, i, j); }
-  // parallel_reduce
-  KOKKOS_INLINE_FUNCTION void operator()(index_t c, value_type& acc) const {
-    if constexpr (N == 1) chunk_of(c, &acc);
-    else loop(lo, hi, &acc, c);
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j, value_type& acc) const {
-    loop(lo, hi, &acc, i, j);
+  /// Rank 3: row (i, j).
+  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j) const {
+    loop((i - box.lo[0]) * (box.hi[1] - box.lo[1]) + (j - box.lo[1]), box.lo[2], box.hi[2], i, j);
   }
 };
 
 /// Rank-1 points per InnerLoop call on host CPUs.
 inline constexpr index_t host_chunk = 1024;
 
-/// Launches `kernel` over `box` (view coordinates): parallel_for, or
-/// parallel_reduce into `acc` when the group has reductions. GPUs get one
-/// thread per point; host CPUs an InnerLoop over the innermost dimension.
+/// Scratch for the per-call partial reductions of host launches, reused
+/// across launches (one per accumulator type and thread).
+template <class Accumulators>
+Accumulators* host_partials(index_t calls) {
+  static thread_local std::vector<Accumulators> partials;
+  if (partials.size() < std::size_t(calls)) partials.resize(std::size_t(calls));
+  return partials.data();
+}
+
+/// Launches `kernel` over `box` (view coordinates) and, when the group has
+/// reductions, leaves their values in `acc`. GPUs get one thread per point
+/// (parallel_for or parallel_reduce); host CPUs an InnerLoop over the
+/// innermost dimension whose partial sums are joined here in call order.
 template <int N, class Kernel, class Accumulators>
 void launch(const std::string& label, const Box<N>& box, const Kernel& kernel, Accumulators* acc) {
   using Index = Kokkos::IndexType<index_t>;
   constexpr bool reduces = !std::is_same_v<Accumulators, NoAccumulators>;
-  if (box.size() == 0) {
-    if constexpr (reduces) acc->init();
-    return;
-  }
-  auto run = [&](const auto& policy, const auto& functor) {
-    if constexpr (reduces)
-      Kokkos::parallel_reduce(label, policy, functor, *acc);
-    else
-      Kokkos::parallel_for(label, policy, functor);
-  };
+  if constexpr (reduces) acc->init();
+  if (box.size() == 0) return;
   auto range = [](index_t lo, index_t hi) { return Kokkos::RangePolicy<ExecSpace, Index>(lo, hi); };
   if constexpr (std::is_same_v<ExecSpace, Kokkos::DefaultHostExecutionSpace>) {
-    const index_t lo = box.lo[N - 1], hi = box.hi[N - 1];
-    const InnerLoop<N, Kernel> rows{{kernel}, lo, hi, host_chunk};
+    InnerLoop<N, Kernel> rows{{kernel}, box, host_chunk};
+    const index_t calls = rows.calls();
+    if constexpr (reduces) rows.partials = host_partials<Accumulators>(calls);
     if constexpr (N == 1) {
-      run(range(0, (hi - lo + host_chunk - 1) / host_chunk), rows);
+      Kokkos::parallel_for(label, range(0, calls), rows);
     } else if constexpr (N == 2) {
-      run(range(box.lo[0], box.hi[0]), rows);
+      Kokkos::parallel_for(label, range(box.lo[0], box.hi[0]), rows);
     } else {
-      run(Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Index>({box.lo[0], box.lo[1]},
-                                                                   {box.hi[0], box.hi[1]}),
-          rows);
+      Kokkos::parallel_for(label,
+                           Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Index>(
+                               {box.lo[0], box.lo[1]}, {box.hi[0], box.hi[1]}),
+                           rows);
     }
-  } else if constexpr (N == 1) {
-    run(range(box.lo[0], box.hi[0]), kernel);
+    if constexpr (reduces) {
+      ExecSpace().fence();
+      for (index_t c = 0; c < calls; ++c) acc->join(rows.partials[c]);
+    }
   } else {
-    Kokkos::Array<index_t, N> lo, hi;
-    for (int d = 0; d < N; ++d) lo[d] = box.lo[d], hi[d] = box.hi[d];
-    run(Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<N>, Index>(lo, hi), kernel);
+    auto run = [&](const auto& policy) {
+      if constexpr (reduces)
+        Kokkos::parallel_reduce(label, policy, kernel, *acc);
+      else
+        Kokkos::parallel_for(label, policy, kernel);
+    };
+    if constexpr (N == 1) {
+      run(range(box.lo[0], box.hi[0]));
+    } else {
+      Kokkos::Array<index_t, N> lo, hi;
+      for (int d = 0; d < N; ++d) lo[d] = box.lo[d], hi[d] = box.hi[d];
+      run(Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<N>, Index>(lo, hi));
+    }
   }
 }
 
