@@ -31,7 +31,8 @@ struct HostJacobi {
     double res = 0;
     for (std::int64_t i = 0; i < nx; ++i)
       for (std::int64_t j = 0; j < ny; ++j) {
-        at(v, i, j) = 0.25 * (at(u, i - 1, j) + at(u, i + 1, j) + at(u, i, j - 1) + at(u, i, j + 1));
+        at(v, i, j) =
+            0.25 * (at(u, i - 1, j) + at(u, i + 1, j) + at(u, i, j - 1) + at(u, i, j + 1));
         res += std::pow(at(v, i, j) - at(u, i, j), 2);
       }
     u = v;
@@ -93,7 +94,8 @@ double host_launch_sum(const std::vector<double>& values, std::size_t per_call) 
   double total = 0;
   for (std::size_t begin = 0; begin < values.size(); begin += per_call) {
     double call = 0;
-    for (std::size_t k = begin; k < std::min(values.size(), begin + per_call); ++k) call += values[k];
+    for (std::size_t k = begin; k < std::min(values.size(), begin + per_call); ++k)
+      call += values[k];
     total += call;
   }
   return total;
@@ -157,10 +159,10 @@ TEST_CASE("overlapped exchange: same values, interior then :boundary launches") 
     });
     kfuse::Scalar<double> total("total"), peak("peak");
     auto step = kfuse::fuse(u, v, total, peak, [](auto u, auto v, auto total, auto peak) {
-      return kfuse::seq(
-          kfuse::assign(v, kfuse::shift<-2, 0, 0>(u) + kfuse::shift<1, 1, 1>(u) -
-                               kfuse::shift<0, -1, 2>(u) + 0.5 * u),
-          kfuse::reduce(total, kfuse::sum(v)), kfuse::reduce(peak, kfuse::reduce_max(v - u)));
+      return kfuse::seq(kfuse::assign(v, kfuse::shift<-2, 0, 0>(u) + kfuse::shift<1, 1, 1>(u) -
+                                             kfuse::shift<0, -1, 2>(u) + 0.5 * u),
+                        kfuse::reduce(total, kfuse::sum(v)),
+                        kfuse::reduce(peak, kfuse::reduce_max(v - u)));
     });
     static_assert(decltype(step)::kernel_count == 1 && decltype(step)::allreduce_count == 1);
     u.mark_halo_stale();  // fill_with made the halo consistent; force the exchange
@@ -188,8 +190,8 @@ TEST_CASE("overlapped exchange: same values, interior then :boundary launches") 
   };
   double want_total = 0;
   const auto want = kfuse_test::make_reference<double>(n0, n1, n2, [&](auto i, auto j, auto k) {
-    const double value = u_at(i - 2, j, k) + u_at(i + 1, j + 1, k + 1) - u_at(i, j - 1, k + 2) +
-                         0.5 * u_at(i, j, k);
+    const double value =
+        u_at(i - 2, j, k) + u_at(i + 1, j + 1, k + 1) - u_at(i, j - 1, k + 2) + 0.5 * u_at(i, j, k);
     want_total += value;
     return value;
   });
@@ -237,10 +239,10 @@ TEST_CASE("one kernel reads back what its statements stored, in program order") 
   const std::vector<double> x0 = x.gather();
   kfuse::Scalar<double> total("total");
   auto p = kfuse::fuse(x, a, w, c, total, [](auto x, auto a, auto w, auto c, auto total) {
-    return kfuse::seq(kfuse::assign(w, x + 1.0),                  // reads x before x is stored
-                      kfuse::assign(a, 2.0 * x),                  // a stored ...
+    return kfuse::seq(kfuse::assign(w, x + 1.0),                    // reads x before x is stored
+                      kfuse::assign(a, 2.0 * x),                    // a stored ...
                       kfuse::assign(a, a + kfuse::shift<0, 0>(a)),  // ... and stored again
-                      kfuse::assign(x, a - w),                    // x overwritten last
+                      kfuse::assign(x, a - w),                      // x overwritten last
                       kfuse::assign(c, x * kfuse::shift<0, 0>(x)),
                       kfuse::reduce(total, kfuse::sum(x + a)));
   });
@@ -302,7 +304,8 @@ TEST_CASE("eager u = shift<1>(u) has NumPy semantics") {
   u.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return double(i * i); });
   u = kfuse::shift<1>(u) - u;  // periodic: u[i] = u[i+1] - u[i], all from the old u
   std::vector<double> want;
-  for (std::int64_t i = 0; i < 20; ++i) want.push_back(double(((i + 1) % 20) * ((i + 1) % 20) - i * i));
+  for (std::int64_t i = 0; i < 20; ++i)
+    want.push_back(double(((i + 1) % 20) * ((i + 1) % 20) - i * i));
   kfuse_test::check_close(u.gather(), want, 0);
 }
 

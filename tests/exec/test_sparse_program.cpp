@@ -28,7 +28,9 @@ std::vector<double> host_product(const Triplets& entries, const std::vector<doub
 double xf(std::int64_t i) { return 1.0 + 0.25 * std::sin(0.7 * double(i)); }
 
 void fill_x(kfuse::Vector<double>& x) {
-  x.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return 1.0 + 0.25 * Kokkos::Experimental::sin(0.7 * double(i)); });
+  x.fill_with(KOKKOS_LAMBDA(std::int64_t i) {
+    return 1.0 + 0.25 * Kokkos::Experimental::sin(0.7 * double(i));
+  });
 }
 
 std::vector<double> host_x(std::int64_t n) {
@@ -38,7 +40,8 @@ std::vector<double> host_x(std::int64_t n) {
 }
 
 /// A nonsymmetric matrix with couplings far across the row blocks.
-kfuse::CsrMatrix<double> scattered_matrix(const kfuse::Comm& comm, std::int64_t n, unsigned seed = 7) {
+kfuse::CsrMatrix<double> scattered_matrix(const kfuse::Comm& comm, std::int64_t n,
+                                          unsigned seed = 7) {
   std::vector<std::int64_t> rows, cols;
   std::vector<double> vals;
   if (comm.rank() == 0) {
@@ -194,7 +197,8 @@ TEST_CASE("a vector on the wrong row map for A: kfuse::Error on every rank") {
   CHECK_THROWS_WITH_AS(kfuse::fuse(A, x, y, body), doctest::Contains("columns of"), kfuse::Error);
 }
 
-TEST_CASE("a fused product into a temporary with two reductions, over many host chunks and threads") {
+TEST_CASE(
+    "a fused product into a temporary with two reductions, over many host chunks and threads") {
   kfuse::Comm comm;
   const auto A = scattered_matrix(comm, 5000);  // several host chunks per rank
   const std::int64_t n = A.global_rows();
@@ -204,10 +208,10 @@ TEST_CASE("a fused product into a temporary with two reductions, over many host 
   kfuse::Scalar<double> ts("ts"), tt("tt"), omega("omega");
   auto step = kfuse::fuse(A, s, r, ts, tt, omega, kfuse::temporary<double>,
                           [](auto A, auto s, auto r, auto ts, auto tt, auto omega, auto t) {
-                            return kfuse::seq(kfuse::assign(t, A * s), kfuse::reduce(ts, kfuse::dot(t, s)),
-                                              kfuse::reduce(tt, kfuse::dot(t, t)),
-                                              kfuse::assign(omega, ts / tt),
-                                              kfuse::assign(r, s - omega * t));
+                            return kfuse::seq(
+                                kfuse::assign(t, A * s), kfuse::reduce(ts, kfuse::dot(t, s)),
+                                kfuse::reduce(tt, kfuse::dot(t, t)), kfuse::assign(omega, ts / tt),
+                                kfuse::assign(r, s - omega * t));
                           });
   step();
 

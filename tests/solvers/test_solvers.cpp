@@ -42,7 +42,8 @@ PetscSolve petsc_solve(const kfuse::CsrMatrix<double>& A, const kfuse::Vector<do
   MatCreateVecs(M, &px, &pb);
   const std::vector<double> all_b = b.gather();
   const PetscInt begin = A.range().local_begin();
-  for (PetscInt i = 0; i < A.local_rows(); ++i) VecSetValue(pb, begin + i, all_b[begin + i], INSERT_VALUES);
+  for (PetscInt i = 0; i < A.local_rows(); ++i)
+    VecSetValue(pb, begin + i, all_b[begin + i], INSERT_VALUES);
   VecAssemblyBegin(pb);
   VecAssemblyEnd(pb);
   VecSet(px, 0.0);
@@ -104,7 +105,8 @@ struct Case {
   int slack;  // allowed |iterations - PETSc's|
 };
 
-void compare_with_petsc(const Case& c, bool bicg, kfuse::Preconditioner pc = kfuse::Preconditioner::none) {
+void compare_with_petsc(const Case& c, bool bicg,
+                        kfuse::Preconditioner pc = kfuse::Preconditioner::none) {
   INFO(c.name);
   const auto& A = c.A;
   const auto b = rhs_of_ones(A);
@@ -119,7 +121,8 @@ void compare_with_petsc(const Case& c, bool bicg, kfuse::Preconditioner pc = kfu
     ++monitored;
     last = rnorm;
   };
-  const kfuse::SolveResult result = bicg ? kfuse::bicgstab(A, x, b, options) : kfuse::cg(A, x, b, options);
+  const kfuse::SolveResult result =
+      bicg ? kfuse::bicgstab(A, x, b, options) : kfuse::cg(A, x, b, options);
   const PetscSolve petsc =
       petsc_solve(A, b, bicg ? KSPBCGS : KSPCG,
                   pc == kfuse::Preconditioner::jacobi ? PCJACOBI : PCNONE, 1e-8, 20000);
@@ -136,7 +139,8 @@ void compare_with_petsc(const Case& c, bool bicg, kfuse::Preconditioner pc = kfu
 
 #ifdef KFUSE_MATRICES_DIR
 kfuse::CsrMatrix<double> shared_matrix(const std::string& name) {
-  return kfuse::read_matrix_market<double>(kfuse::Comm(), std::string(KFUSE_MATRICES_DIR) + "/" + name);
+  return kfuse::read_matrix_market<double>(kfuse::Comm(),
+                                           std::string(KFUSE_MATRICES_DIR) + "/" + name);
 }
 #endif
 
@@ -186,7 +190,7 @@ TEST_CASE("a CG iteration is 3 kernels and 2 allreduces; BiCGSTAB 5 and 3 (count
   kfuse::Vector<double> x(A.domain(), "x");
   kfuse::KernelCounter counter;
   kfuse::SolverOptions options{1e-30, 10};  // exactly 10 iterations
-  std::int64_t at_first = 0, at_last = 0;  // kernels counted when iterations 1 and 10 end
+  std::int64_t at_first = 0, at_last = 0;   // kernels counted when iterations 1 and 10 end
   options.monitor = [&](int it, double) {
     if (it == 1) at_first = counter.compute_kernels();
     if (it == 10) at_last = counter.compute_kernels();
@@ -216,7 +220,8 @@ TEST_CASE("cg_matfree on a 5-point stencil equals cg on poisson2d") {
 
   const auto A = kfuse::poisson2d<double>(comm, nx, ny);  // row i * ny + j
   kfuse::Vector<double> x(A.domain(), "x"), b(A.range(), "b");
-  b.fill_with(KOKKOS_LAMBDA(std::int64_t k) { return 1.0 + 0.1 * double(((k / ny) * 7 + k % ny) % 5); });
+  b.fill_with(
+      KOKKOS_LAMBDA(std::int64_t k) { return 1.0 + 0.1 * double(((k / ny) * 7 + k % ny) % 5); });
   const auto matrix = kfuse::cg(A, x, b, kfuse::SolverOptions{1e-10, 1000});
   CHECK(stencil.converged);
   CHECK(std::abs(stencil.iterations - matrix.iterations) <= 1);

@@ -44,7 +44,9 @@ struct AccumulatorFile;
 template <int... J, class... Op, class... T>
 struct AccumulatorFile<AccumulatorSlot<J, Op, T>...> : AccumulatorSlot<J, Op, T>... {
   static constexpr int size = sizeof...(J);
-  KOKKOS_INLINE_FUNCTION void init() { ((accumulator_of<J>(*this) = Op::template identity<T>()), ...); }
+  KOKKOS_INLINE_FUNCTION void init() {
+    ((accumulator_of<J>(*this) = Op::template identity<T>()), ...);
+  }
   KOKKOS_INLINE_FUNCTION void join(const AccumulatorFile& other) {
     (Op::join(accumulator_of<J>(*this), accumulator_of<J>(other)), ...);
   }
@@ -175,8 +177,7 @@ struct GroupKernel {
   KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j, Accumulators& acc) const {
     exec(Point<N>{{i, j}}, acc);
   }
-  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j, index_t k,
-                                         Accumulators& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j, index_t k, Accumulators& acc) const {
     exec(Point<N>{{i, j, k}}, acc);
   }
   KOKKOS_INLINE_FUNCTION void init(Accumulators& acc) const { acc.init(); }
@@ -205,7 +206,8 @@ struct WrapsKernel {
     kernel.join(into, from);
   }
 #if !KFUSE_KOKKOS_4
-  KOKKOS_INLINE_FUNCTION void join(volatile value_type& into, const volatile value_type& from) const {
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& into,
+                                   const volatile value_type& from) const {
     kernel.join(into, from);
   }
 #endif
