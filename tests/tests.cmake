@@ -1,5 +1,6 @@
 # The kfuse test list, included by tests/CMakeLists.txt. Helpers: cmake/kfuseTesting.cmake.
 kfuse_add_test(NAME expr.operators SOURCES expr/test_operators.cpp support/main.cpp LABELS expr)
+kfuse_add_test(NAME expr.vector_math SOURCES expr/test_vector_math.cpp support/main.cpp LABELS expr)
 kfuse_add_test(NAME plan.plan SOURCES plan/test_plan.cpp support/main.cpp LABELS plan)
 kfuse_add_test(NAME exec.program SOURCES exec/test_program.cpp support/main.cpp RANKS 1 2 4 LABELS exec)
 kfuse_add_test(NAME dist.halo SOURCES dist/test_halo.cpp support/main.cpp RANKS 1 2 4 LABELS dist)

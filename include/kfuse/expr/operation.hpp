@@ -8,6 +8,7 @@
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/kokkos_compat.hpp"
 #include "kfuse/expr/node.hpp"
+#include "kfuse/expr/vector_math.hpp"
 
 namespace kfuse::detail {
 
@@ -16,16 +17,16 @@ using floating_of = std::conditional_t<std::is_integral_v<T>, double, T>;
 
 // ---- operations ---------------------------------------------------------
 
-#define KFUSE_ARITHMETIC_OP(NAME, SYMBOL, EXPR)                           \
-  struct NAME {                                                           \
-    static constexpr const char* symbol = SYMBOL;                         \
-    static constexpr bool infix = true;                                   \
-    template <class T>                                                    \
-    using result = T;                                                     \
-    template <class T>                                                    \
-    KOKKOS_INLINE_FUNCTION T apply(const T& a, const T& b) const {        \
-      return EXPR;                                                        \
-    }                                                                     \
+#define KFUSE_ARITHMETIC_OP(NAME, SYMBOL, EXPR)                    \
+  struct NAME {                                                    \
+    static constexpr const char* symbol = SYMBOL;                  \
+    static constexpr bool infix = true;                            \
+    template <class T>                                             \
+    using result = T;                                              \
+    template <class T>                                             \
+    KOKKOS_INLINE_FUNCTION T apply(const T& a, const T& b) const { \
+      return EXPR;                                                 \
+    }                                                              \
   };
 KFUSE_ARITHMETIC_OP(Add, "+", a + b)
 KFUSE_ARITHMETIC_OP(Subtract, "-", a - b)
@@ -64,16 +65,16 @@ struct PowReal {
   }
 };
 
-#define KFUSE_COMPARISON_OP(NAME, SYMBOL, EXPR)                           \
-  struct NAME {                                                           \
-    static constexpr const char* symbol = SYMBOL;                         \
-    static constexpr bool infix = true;                                   \
-    template <class T>                                                    \
-    using result = bool;                                                  \
-    template <class T>                                                    \
-    KOKKOS_INLINE_FUNCTION bool apply(const T& a, const T& b) const {     \
-      return EXPR;                                                        \
-    }                                                                     \
+#define KFUSE_COMPARISON_OP(NAME, SYMBOL, EXPR)                       \
+  struct NAME {                                                       \
+    static constexpr const char* symbol = SYMBOL;                     \
+    static constexpr bool infix = true;                               \
+    template <class T>                                                \
+    using result = bool;                                              \
+    template <class T>                                                \
+    KOKKOS_INLINE_FUNCTION bool apply(const T& a, const T& b) const { \
+      return EXPR;                                                    \
+    }                                                                 \
   };
 KFUSE_COMPARISON_OP(Less, "<", a < b)
 KFUSE_COMPARISON_OP(LessEqual, "<=", a <= b)
@@ -81,7 +82,7 @@ KFUSE_COMPARISON_OP(Greater, ">", a > b)
 KFUSE_COMPARISON_OP(GreaterEqual, ">=", a >= b)
 KFUSE_COMPARISON_OP(Equal, "==", a == b)
 KFUSE_COMPARISON_OP(NotEqual, "!=", a != b)
-KFUSE_COMPARISON_OP(LogicalAnd, "&&", a && b)
+KFUSE_COMPARISON_OP(LogicalAnd, "&&", a&& b)
 KFUSE_COMPARISON_OP(LogicalOr, "||", a || b)
 #undef KFUSE_COMPARISON_OP
 
@@ -104,21 +105,21 @@ struct LogicalNot {
   }
 };
 
-#define KFUSE_MATH_OP(NAME, FUNCTION)                                          \
-  struct NAME {                                                                \
-    static constexpr const char* symbol = #FUNCTION;                           \
-    template <class T>                                                         \
-    using result = floating_of<T>;                                             \
-    template <class T>                                                         \
-    KOKKOS_INLINE_FUNCTION floating_of<T> apply(const T& a) const {            \
-      return math::FUNCTION(static_cast<floating_of<T>>(a));                   \
-    }                                                                          \
+#define KFUSE_MATH_OP(NAME, SYMBOL, FUNCTION)                       \
+  struct NAME {                                                     \
+    static constexpr const char* symbol = SYMBOL;                   \
+    template <class T>                                              \
+    using result = floating_of<T>;                                  \
+    template <class T>                                              \
+    KOKKOS_INLINE_FUNCTION floating_of<T> apply(const T& a) const { \
+      return FUNCTION(static_cast<floating_of<T>>(a));              \
+    }                                                               \
   };
-KFUSE_MATH_OP(Exp, exp)
-KFUSE_MATH_OP(Sqrt, sqrt)
-KFUSE_MATH_OP(Log, log)
-KFUSE_MATH_OP(Sin, sin)
-KFUSE_MATH_OP(Cos, cos)
+KFUSE_MATH_OP(Exp, "exp", kernel_exp)  // vectorisable on host CPUs (vector_math.hpp)
+KFUSE_MATH_OP(Log, "log", kernel_log)
+KFUSE_MATH_OP(Sqrt, "sqrt", math::sqrt)
+KFUSE_MATH_OP(Sin, "sin", math::sin)
+KFUSE_MATH_OP(Cos, "cos", math::cos)
 #undef KFUSE_MATH_OP
 
 struct Absolute {
@@ -177,8 +178,7 @@ template <class Op, class E>
 struct Unary : ExprTag {
   using arg_type = typename expr_traits<E>::value_type;
   using value_type = typename Op::template result<arg_type>;
-  static constexpr bool strict =
-      std::is_same_v<value_type, bool> ? false : expr_traits<E>::strict;
+  static constexpr bool strict = std::is_same_v<value_type, bool> ? false : expr_traits<E>::strict;
   static constexpr int domain = expr_traits<E>::domain;
   Op op;
   E arg;
@@ -246,19 +246,19 @@ template <class E>
 inline constexpr bool is_operator_arg_v =
     is_operand_v<E> || std::is_base_of_v<ReductionTag, std::decay_t<E>>;
 template <class L, class R>
-inline constexpr bool enable_binary_v =
-    is_operator_arg_v<L> && is_operator_arg_v<R> &&
-    (is_expr_v<L> || is_expr_v<R> || std::is_base_of_v<ReductionTag, std::decay_t<L>> ||
-     std::is_base_of_v<ReductionTag, std::decay_t<R>>);
+inline constexpr bool enable_binary_v = is_operator_arg_v<L>&& is_operator_arg_v<R> &&
+                                        (is_expr_v<L> || is_expr_v<R> ||
+                                         std::is_base_of_v<ReductionTag, std::decay_t<L>> ||
+                                         std::is_base_of_v<ReductionTag, std::decay_t<R>>);
 
 }  // namespace kfuse::detail
 
 namespace kfuse {
 
-#define KFUSE_BINARY_OPERATOR(OPERATOR, OP)                                        \
+#define KFUSE_BINARY_OPERATOR(OPERATOR, OP)                                            \
   template <class L, class R, class = std::enable_if_t<detail::enable_binary_v<L, R>>> \
-  auto operator OPERATOR(const L& l, const R& r) {                                 \
-    return detail::make_binary<detail::OP>(l, r);                                  \
+  auto operator OPERATOR(const L& l, const R& r) {                                     \
+    return detail::make_binary<detail::OP>(l, r);                                      \
   }
 KFUSE_BINARY_OPERATOR(+, Add)
 KFUSE_BINARY_OPERATOR(-, Subtract)
