@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include <kfuse/kfuse.hpp>
 
@@ -155,4 +156,25 @@ TEST_CASE("scalar constants take the array's element type") {
   using E = decltype(0.5 * f);
   static_assert(std::is_same_v<kfuse::detail::expr_traits<E>::value_type, float>);
   static_assert(std::is_same_v<kfuse::detail::expr_traits<decltype(f > 0.0)>::value_type, bool>);
+}
+
+TEST_CASE("pow(e, n): exact products for n = 1, 2, 3, repeated squaring otherwise") {
+  kfuse::Grid<1> grid(kfuse::Comm(), {101});
+  kfuse::Array<double, 1> a(grid, "a"), out(grid, "out");
+  a.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return 0.37 + 0.0173 * double(i); });
+  const std::vector<double> as = a.gather();
+  for (int n : {1, 2, 3, 0, -1, -2, -3, 4, 5, 7, 31, 64, -17}) {
+    INFO("n = " << n);
+    out = kfuse::pow(a, n) + kfuse::pow(a + 1.0, 2);  // two powers in one kernel
+    std::vector<double> want;
+    for (double v : as) {
+      double power = 1;
+      for (int k = 0; k < std::abs(n); ++k) power *= v;
+      if (n < 0) power = 1 / power;
+      want.push_back(power + (v + 1.0) * (v + 1.0));
+    }
+    // n = 1, 2, 3 multiply exactly as the loop does; larger n square, which
+    // rounds differently from n - 1 multiplications.
+    check_close(out.gather(), want, std::abs(n) <= 3 && n > 0 ? 0.0 : 1e-13);
+  }
 }
