@@ -294,14 +294,26 @@ auto run_kernel_overlapped(const std::string& label, const Box<N>& box, const Li
 /// A group kernel run over a list of rows (the interior or boundary rows of
 /// a sparse product): index k of the launch is row rows(k).
 template <class Kernel>
-struct RowListKernel : WrapsKernel<Kernel> {
+struct RowListKernel {
+  Kernel kernel;
   Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace> rows;
 
-  using typename WrapsKernel<Kernel>::value_type;
-  KOKKOS_INLINE_FUNCTION void operator()(index_t k) const { this->kernel(index_t(rows(k))); }
+  using value_type = typename Kernel::value_type;
+  KOKKOS_INLINE_FUNCTION void operator()(index_t k) const { kernel(index_t(rows(k))); }
   KOKKOS_INLINE_FUNCTION void operator()(index_t k, value_type& acc) const {
-    this->kernel(index_t(rows(k)), acc);
+    kernel(index_t(rows(k)), acc);
   }
+  // parallel_reduce on GPUs: the group kernel's init and join.
+  KOKKOS_INLINE_FUNCTION void init(value_type& acc) const { kernel.init(acc); }
+  KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
+    kernel.join(into, from);
+  }
+#if !KFUSE_KOKKOS_4
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& into,
+                                   const volatile value_type& from) const {
+    kernel.join(into, from);
+  }
+#endif
 };
 
 /// Like run_kernel over a row map, while `imports` (one ghost import) is in
@@ -317,10 +329,10 @@ auto run_rows_overlapped(const std::string& label, const List& list, const Comm&
   typename K::Accumulators acc{}, part{};
   imports.start();
   launch<1>(label, Box<1>{{0}, {index_t(interior.extent(0))}},
-            RowListKernel<typename K::Kernel>{{kernel}, interior}, &acc);
+            RowListKernel<typename K::Kernel>{kernel, interior}, &acc);
   imports.finish();
   launch<1>(label + ":boundary", Box<1>{{0}, {index_t(boundary.extent(0))}},
-            RowListKernel<typename K::Kernel>{{kernel}, boundary}, &part);
+            RowListKernel<typename K::Kernel>{kernel, boundary}, &part);
   join_launches(acc, part);
   if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>) combine_over_ranks(comm, acc);
   return acc;

@@ -194,25 +194,6 @@ struct GroupKernel {
 #endif
 };
 
-/// Base of functors that run a group kernel another way: they reduce into
-/// its value type with its init and join.
-template <class Kernel>
-struct WrapsKernel {
-  Kernel kernel;
-
-  using value_type = typename Kernel::value_type;
-  KOKKOS_INLINE_FUNCTION void init(value_type& acc) const { kernel.init(acc); }
-  KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
-    kernel.join(into, from);
-  }
-#if !KFUSE_KOKKOS_4
-  KOKKOS_INLINE_FUNCTION void join(volatile value_type& into,
-                                   const volatile value_type& from) const {
-    kernel.join(into, from);
-  }
-#endif
-};
-
 /// Host CPUs iterate the innermost dimension (contiguous: LayoutRight) as a
 /// plain loop inside the functor, one call per row (rank 2 and 3) or per
 /// chunk of `chunk` points (rank 1). A call sums its reductions into a local
@@ -222,13 +203,14 @@ struct WrapsKernel {
 /// `partials[call]`; launch joins the partials in call order, so a reduction
 /// is bitwise the same whatever the number of threads.
 template <int N, class Kernel>
-struct InnerLoop : WrapsKernel<Kernel> {
+struct InnerLoop {
+  using value_type = typename Kernel::value_type;
+
+  Kernel kernel;
   Box<N> box;
   index_t chunk = 1;  // rank 1: points per call
-  typename Kernel::value_type* partials = nullptr;
+  value_type* partials = nullptr;
 
-  using typename WrapsKernel<Kernel>::value_type;
-  using WrapsKernel<Kernel>::kernel;
   static constexpr bool reduces = !std::is_same_v<value_type, NoAccumulators>;
 
   /// Calls per launch: chunks (rank 1) or rows of the outer dimensions.
@@ -293,7 +275,7 @@ void launch(const std::string& label, const Box<N>& box, const Kernel& kernel, A
   if (box.size() == 0) return;
   auto range = [](index_t lo, index_t hi) { return Kokkos::RangePolicy<ExecSpace, Index>(lo, hi); };
   if constexpr (std::is_same_v<ExecSpace, Kokkos::DefaultHostExecutionSpace>) {
-    InnerLoop<N, Kernel> rows{{kernel}, box, host_chunk};
+    InnerLoop<N, Kernel> rows{kernel, box, host_chunk};
     const index_t calls = rows.calls();
     if constexpr (reduces) rows.partials = host_partials<Accumulators>(calls);
     if constexpr (N == 1) {
