@@ -82,7 +82,7 @@ KFUSE_COMPARISON_OP(Greater, ">", a > b)
 KFUSE_COMPARISON_OP(GreaterEqual, ">=", a >= b)
 KFUSE_COMPARISON_OP(Equal, "==", a == b)
 KFUSE_COMPARISON_OP(NotEqual, "!=", a != b)
-KFUSE_COMPARISON_OP(LogicalAnd, "&&", a&& b)
+KFUSE_COMPARISON_OP(LogicalAnd, "&&", (a && b))
 KFUSE_COMPARISON_OP(LogicalOr, "||", a || b)
 #undef KFUSE_COMPARISON_OP
 
@@ -154,8 +154,9 @@ struct PowInt {
   template <class T>
   KOKKOS_INLINE_FUNCTION T apply(const T& a) const {
     // n = 1, 2, 3: the same products as pow_by_squaring, without its loop,
-    // chosen by selects. One test per pow: the compiler moves it out of the
-    // kernel's loop (GCC does so for at most 3 conditions per loop).
+    // chosen by selects. One test per pow, so that the compiler can move it
+    // out of the kernel's loop: GCC does so for at most 3 conditions, and
+    // only in loops it does not find too big (cfd's first kernel is).
     if (static_cast<unsigned>(exponent) - 1u < 3u) {
       const T square = a * a, cube = square * a;
       return exponent == 1 ? a : exponent == 2 ? square : cube;
@@ -248,11 +249,14 @@ auto make_unary(const E& e, Op op = {}) {
 template <class E>
 inline constexpr bool is_operator_arg_v =
     is_operand_v<E> || std::is_base_of_v<ReductionTag, std::decay_t<E>>;
+// clang-format reads `is_operator_arg_v<L> &&` as an rvalue reference.
+// clang-format off
 template <class L, class R>
-inline constexpr bool enable_binary_v = is_operator_arg_v<L>&& is_operator_arg_v<R> &&
-                                        (is_expr_v<L> || is_expr_v<R> ||
-                                         std::is_base_of_v<ReductionTag, std::decay_t<L>> ||
-                                         std::is_base_of_v<ReductionTag, std::decay_t<R>>);
+inline constexpr bool enable_binary_v =
+    is_operator_arg_v<L> && is_operator_arg_v<R> &&
+    (is_expr_v<L> || is_expr_v<R> || std::is_base_of_v<ReductionTag, std::decay_t<L>> ||
+     std::is_base_of_v<ReductionTag, std::decay_t<R>>);
+// clang-format on
 
 }  // namespace kfuse::detail
 
