@@ -138,27 +138,37 @@ struct is_shifted<Shifted<Leaf, O...>> : std::true_type {};
 
 // ---- kernel-side leaves ---------------------------------------------------
 
+/// What the view reads below share: a rank-N view of T read at point + (O...).
 template <class T, int N, class Offsets>
-struct ViewRead;
-
-/// Reads a view at point + (O...).
+struct OffsetRead;
 template <class T, int N, int... O>
-struct ViewRead<T, N, std::integer_sequence<int, O...>> : ExprTag {
+struct OffsetRead<T, N, std::integer_sequence<int, O...>> : ExprTag {
   static_assert(sizeof...(O) == N, "kfuse: internal: offset count differs from the view rank");
   using value_type = T;
   static constexpr bool strict = true;
   static constexpr int domain = N;
-  view_t<T, N> view;
 
-  template <class P, class R>
-  KOKKOS_INLINE_FUNCTION T eval(const P& p, R&) const {
-    return at(p, std::make_integer_sequence<int, N>{});
+  template <class P>
+  KOKKOS_INLINE_FUNCTION static T read(const view_t<T, N>& view, const P& p) {
+    return at(view, p, std::make_integer_sequence<int, N>{});
   }
 
  private:
   template <class P, int... D>
-  KOKKOS_INLINE_FUNCTION T at(const P& p, std::integer_sequence<int, D...>) const {
+  KOKKOS_INLINE_FUNCTION static T at(const view_t<T, N>& view, const P& p,
+                                     std::integer_sequence<int, D...>) {
     return view((p[D] + O)...);
+  }
+};
+
+/// Reads a view (of a handle) at point + Offsets.
+template <class T, int N, class Offsets>
+struct ViewRead : OffsetRead<T, N, Offsets> {
+  view_t<T, N> view;
+
+  template <class P, class R>
+  KOKKOS_INLINE_FUNCTION T eval(const P& p, R&) const {
+    return this->read(view, p);
   }
 };
 
@@ -185,25 +195,12 @@ struct PointIn : Point<N> {
   const Views* views;
 };
 
-/// Reads parameter K's array (from the kernel's view file) at point + (O...).
+/// Reads parameter K's array (from the kernel's view file) at point + Offsets.
 template <int K, class T, int N, class Offsets>
-struct ParamRead;
-template <int K, class T, int N, int... O>
-struct ParamRead<K, T, N, std::integer_sequence<int, O...>> : ExprTag {
-  static_assert(sizeof...(O) == N, "kfuse: internal: offset count differs from the view rank");
-  using value_type = T;
-  static constexpr bool strict = true;
-  static constexpr int domain = N;
-
+struct ParamRead : OffsetRead<T, N, Offsets> {
   template <class P, class R>
   KOKKOS_INLINE_FUNCTION T eval(const P& p, R&) const {
-    return at(view_of<K>(*p.views), p, std::make_integer_sequence<int, N>{});
-  }
-
- private:
-  template <class V, class P, int... D>
-  KOKKOS_INLINE_FUNCTION T at(const V& view, const P& p, std::integer_sequence<int, D...>) const {
-    return view((p[D] + O)...);
+    return this->read(view_of<K>(*p.views), p);
   }
 };
 
