@@ -291,31 +291,6 @@ auto run_kernel_overlapped(const std::string& label, const Box<N>& box, const Li
   return acc;
 }
 
-/// A group kernel run over a list of rows (the interior or boundary rows of
-/// a sparse product): index k of the launch is row rows(k).
-template <class Kernel>
-struct RowListKernel {
-  Kernel kernel;
-  Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace> rows;
-
-  using value_type = typename Kernel::value_type;
-  KOKKOS_INLINE_FUNCTION void operator()(index_t k) const { kernel(index_t(rows(k))); }
-  KOKKOS_INLINE_FUNCTION void operator()(index_t k, value_type& acc) const {
-    kernel(index_t(rows(k)), acc);
-  }
-  // parallel_reduce on GPUs: the group kernel's init and join.
-  KOKKOS_INLINE_FUNCTION void init(value_type& acc) const { kernel.init(acc); }
-  KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
-    kernel.join(into, from);
-  }
-#if !KFUSE_KOKKOS_4
-  KOKKOS_INLINE_FUNCTION void join(volatile value_type& into,
-                                   const volatile value_type& from) const {
-    kernel.join(into, from);
-  }
-#endif
-};
-
 /// Like run_kernel over a row map, while `imports` (one ghost import) is in
 /// flight: the interior rows first, then, after the import, the boundary
 /// rows as the group's second launch (`<label>:boundary`).

@@ -19,6 +19,7 @@
 #include "kfuse/dist/comm.hpp"
 #include "kfuse/expr/reduction.hpp"
 #include "kfuse/expr/terminal.hpp"
+#include "kfuse/expr/where.hpp"
 
 namespace kfuse::detail {
 
@@ -139,19 +140,98 @@ StatementList<S, Rest...> prepend(const S& s, const StatementList<Rest...>& rest
   return {s, rest};
 }
 
+// ---- integer powers ---------------------------------------------------------
+
+/// Whether a lowered statement list or expression holds a pow(e, n) of an
+/// integer n: such kernels get a second host instantiation (launch).
+template <class E>
+struct holds_pow_int : std::false_type {};
+template <class E>
+struct holds_pow_int<Unary<PowInt, E>> : std::true_type {};
+template <class Op, class E>
+struct holds_pow_int<Unary<Op, E>> : holds_pow_int<E> {};
+template <class Op, class L, class R>
+struct holds_pow_int<Binary<Op, L, R>> : std::disjunction<holds_pow_int<L>, holds_pow_int<R>> {};
+template <class C, class A, class B>
+struct holds_pow_int<Where<C, A, B>>
+    : std::disjunction<holds_pow_int<C>, holds_pow_int<A>, holds_pow_int<B>> {};
+template <class E>
+struct holds_pow_int<Flexible<E>> : holds_pow_int<E> {};
+template <class T, int N, class E, int K>
+struct holds_pow_int<StoreView<T, N, E, K>> : holds_pow_int<E> {};
+template <int K, class T, class E>
+struct holds_pow_int<StoreRegister<K, T, E>> : holds_pow_int<E> {};
+template <int J, class Op, class T, class E>
+struct holds_pow_int<Accumulate<J, Op, T, E>> : holds_pow_int<E> {};
+template <class... S>
+struct holds_pow_int<StatementList<S...>> : std::disjunction<holds_pow_int<S>...> {};
+
+/// Whether every pow(e, n) of integer n in a lowered tree has a small n
+/// (PowInt::small). Leaves hold none.
+template <class E>
+bool all_powers_small(const E&) {
+  return true;
+}
+template <class E>
+bool all_powers_small(const Unary<PowInt, E>& u) {
+  return u.op.small() && all_powers_small(u.arg);
+}
+template <class Op, class E>
+bool all_powers_small(const Unary<Op, E>& u) {
+  return all_powers_small(u.arg);
+}
+template <class Op, class L, class R>
+bool all_powers_small(const Binary<Op, L, R>& b) {
+  return all_powers_small(b.lhs) && all_powers_small(b.rhs);
+}
+template <class C, class A, class B>
+bool all_powers_small(const Where<C, A, B>& w) {
+  return all_powers_small(w.cond) && all_powers_small(w.if_true) && all_powers_small(w.if_false);
+}
+template <class E>
+bool all_powers_small(const Flexible<E>& f) {
+  return all_powers_small(f.inner);
+}
+template <class T, int N, class E, int K>
+bool all_powers_small(const StoreView<T, N, E, K>& s) {
+  return all_powers_small(s.expr);
+}
+template <int K, class T, class E>
+bool all_powers_small(const StoreRegister<K, T, E>& s) {
+  return all_powers_small(s.expr);
+}
+template <int J, class Op, class T, class E>
+bool all_powers_small(const Accumulate<J, Op, T, E>& s) {
+  return all_powers_small(s.expr);
+}
+inline bool all_powers_small(const StatementList<>&) { return true; }
+template <class S, class... Rest>
+bool all_powers_small(const StatementList<S, Rest...>& list) {
+  return all_powers_small(list.head) && all_powers_small(list.tail);
+}
+
 // ---- the kernel -----------------------------------------------------------
 
 /// One group as a Kokkos functor over view coordinates, so the same functor
 /// runs any box of the owned region; `views` holds the parameters' arrays.
-template <int N, class Registers, class Accumulators, class Body, class Views = NoViews>
+/// SmallPowers: the instantiation for bodies whose integer powers all are
+/// small (see launch).
+template <int N, class Registers, class Accumulators, class Body, class Views = NoViews,
+          bool SmallPowers = false>
 struct GroupKernel {
   Body body;
   Views views;
 
   using value_type = Accumulators;
 
+  static constexpr bool holds_powers = holds_pow_int<Body>::value;
+  bool powers_small() const { return all_powers_small(body); }
+  GroupKernel<N, Registers, Accumulators, Body, Views, true> assuming_small_powers() const {
+    return {body, views};
+  }
+
   KOKKOS_INLINE_FUNCTION void exec(const Point<N>& point, Accumulators& acc) const {
-    const PointIn<N, Views> p{point, &views};
+    const PointIn<N, Views, SmallPowers> p{point, &views};
     Registers registers;
     body.run(p, registers, acc);
     body.flush(p, registers);
@@ -190,6 +270,39 @@ struct GroupKernel {
     Accumulators a = const_cast<Accumulators&>(into);
     a.join(const_cast<const Accumulators&>(from));
     const_cast<Accumulators&>(into) = a;
+  }
+#endif
+};
+
+/// A group kernel run over a list of rows (the interior or boundary rows of
+/// a sparse product): index k of the launch is row rows(k).
+template <class Kernel>
+struct RowListKernel {
+  Kernel kernel;
+  Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace> rows;
+
+  using value_type = typename Kernel::value_type;
+
+  static constexpr bool holds_powers = Kernel::holds_powers;
+  bool powers_small() const { return kernel.powers_small(); }
+  auto assuming_small_powers() const {
+    return RowListKernel<decltype(kernel.assuming_small_powers())>{kernel.assuming_small_powers(),
+                                                                   rows};
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(index_t k) const { kernel(index_t(rows(k))); }
+  KOKKOS_INLINE_FUNCTION void operator()(index_t k, value_type& acc) const {
+    kernel(index_t(rows(k)), acc);
+  }
+  // parallel_reduce on GPUs: the group kernel's init and join.
+  KOKKOS_INLINE_FUNCTION void init(value_type& acc) const { kernel.init(acc); }
+  KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
+    kernel.join(into, from);
+  }
+#if !KFUSE_KOKKOS_4
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& into,
+                                   const volatile value_type& from) const {
+    kernel.join(into, from);
   }
 #endif
 };
@@ -263,35 +376,50 @@ Accumulators* host_partials(index_t calls) {
   return partials.data();
 }
 
+/// The host part of launch: InnerLoop calls, their partials joined in order.
+template <int N, class Kernel, class Accumulators>
+void launch_on_host(const std::string& label, const Box<N>& box, const Kernel& kernel,
+                    Accumulators* acc) {
+  using Index = Kokkos::IndexType<index_t>;
+  constexpr bool reduces = !std::is_same_v<Accumulators, NoAccumulators>;
+  InnerLoop<N, Kernel> rows{kernel, box, host_chunk};
+  const index_t calls = rows.calls();
+  if constexpr (reduces) rows.partials = host_partials<Accumulators>(calls);
+  if constexpr (N == 1) {
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Index>(0, calls), rows);
+  } else if constexpr (N == 2) {
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Index>(box.lo[0], box.hi[0]), rows);
+  } else {
+    Kokkos::parallel_for(label,
+                         Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Index>(
+                             {box.lo[0], box.lo[1]}, {box.hi[0], box.hi[1]}),
+                         rows);
+  }
+  if constexpr (reduces) {
+    ExecSpace().fence();
+    for (index_t c = 0; c < calls; ++c) acc->join(rows.partials[c]);
+  }
+}
+
 /// Launches `kernel` over `box` (view coordinates) and, when the group has
 /// reductions, leaves their values in `acc`. GPUs get one thread per point
 /// (parallel_for or parallel_reduce); host CPUs an InnerLoop over the
 /// innermost dimension whose partial sums are joined here in call order.
+/// On host CPUs a kernel with integer powers whose exponents all are small
+/// runs its SmallPowers instantiation: its loop then holds no test on n and
+/// vectorises (GPUs need none: the test is uniform across threads).
 template <int N, class Kernel, class Accumulators>
 void launch(const std::string& label, const Box<N>& box, const Kernel& kernel, Accumulators* acc) {
   using Index = Kokkos::IndexType<index_t>;
   constexpr bool reduces = !std::is_same_v<Accumulators, NoAccumulators>;
   if constexpr (reduces) acc->init();
   if (box.size() == 0) return;
-  auto range = [](index_t lo, index_t hi) { return Kokkos::RangePolicy<ExecSpace, Index>(lo, hi); };
   if constexpr (std::is_same_v<ExecSpace, Kokkos::DefaultHostExecutionSpace>) {
-    InnerLoop<N, Kernel> rows{kernel, box, host_chunk};
-    const index_t calls = rows.calls();
-    if constexpr (reduces) rows.partials = host_partials<Accumulators>(calls);
-    if constexpr (N == 1) {
-      Kokkos::parallel_for(label, range(0, calls), rows);
-    } else if constexpr (N == 2) {
-      Kokkos::parallel_for(label, range(box.lo[0], box.hi[0]), rows);
-    } else {
-      Kokkos::parallel_for(label,
-                           Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Index>(
-                               {box.lo[0], box.lo[1]}, {box.hi[0], box.hi[1]}),
-                           rows);
+    if constexpr (Kernel::holds_powers) {
+      if (kernel.powers_small())
+        return launch_on_host(label, box, kernel.assuming_small_powers(), acc);
     }
-    if constexpr (reduces) {
-      ExecSpace().fence();
-      for (index_t c = 0; c < calls; ++c) acc->join(rows.partials[c]);
-    }
+    launch_on_host(label, box, kernel, acc);
   } else {
     auto run = [&](const auto& policy) {
       if constexpr (reduces)
@@ -300,7 +428,7 @@ void launch(const std::string& label, const Box<N>& box, const Kernel& kernel, A
         Kokkos::parallel_for(label, policy, kernel);
     };
     if constexpr (N == 1) {
-      run(range(box.lo[0], box.hi[0]));
+      run(Kokkos::RangePolicy<ExecSpace, Index>(box.lo[0], box.hi[0]));
     } else {
       Kokkos::Array<index_t, N> lo, hi;
       for (int d = 0; d < N; ++d) lo[d] = box.lo[d], hi[d] = box.hi[d];

@@ -75,8 +75,7 @@ struct common_value {
   using RT = expr_traits<R>;
   static constexpr bool strict = LT::strict || RT::strict;
   static constexpr bool mismatch =
-      LT::strict && RT::strict &&
-      !std::is_same_v<typename LT::value_type, typename RT::value_type>;
+      LT::strict && RT::strict && !std::is_same_v<typename LT::value_type, typename RT::value_type>;
   using type = std::conditional_t<
       LT::strict, typename LT::value_type,
       std::conditional_t<RT::strict, typename RT::value_type,
@@ -110,8 +109,11 @@ template <class E>
 using node_t = decltype(as_node(std::declval<std::decay_t<E>>()));
 
 /// Points handed to eval(): view coordinates (index 0 = first halo cell).
+/// `small_powers`: every pow(e, n) evaluated at the point has n in 1..3
+/// (PowInt::small), known at compile time (see PointIn).
 template <int N>
 struct Point {
+  static constexpr bool small_powers = false;
   index_t i[N];
   KOKKOS_INLINE_FUNCTION index_t operator[](int d) const { return i[d]; }
 };

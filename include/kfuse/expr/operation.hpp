@@ -132,9 +132,8 @@ struct Absolute {
   }
 };
 
-/// a^n by repeated squaring (a division first for negative n). Kept out of
-/// line on CPUs so that the kernel's loop holds no inner loop: the compiler
-/// then moves PowInt's test on n out of it and vectorises the common cases.
+/// a^n by repeated squaring (a division first for negative n), out of line
+/// on CPUs: a loop inside the kernel's loop would keep it scalar.
 template <class T>
 KFUSE_NOINLINE KOKKOS_FUNCTION T pow_by_squaring(T a, int n) {
   T base = n < 0 ? T(1) / a : a, out = T(1);
@@ -151,17 +150,22 @@ struct PowInt {
   int exponent;
   template <class T>
   using result = T;
+  /// n = 1, 2, 3: the exponents small_power covers.
+  KOKKOS_INLINE_FUNCTION bool small() const { return static_cast<unsigned>(exponent) - 1u < 3u; }
+  /// The same products as pow_by_squaring for small n, chosen by selects:
+  /// branch-free, so a loop of them vectorises.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T small_power(const T& a) const {
+    const T square = a * a, cube = square * a;
+    return exponent == 1 ? a : exponent == 2 ? square : cube;
+  }
+  /// Any n. The test on n is the same at every point, but compilers move it
+  /// out of a kernel's loop only when the loop is small (GCC: 50
+  /// instructions), so host launches run kernels whose powers are all small
+  /// at points whose type says so, and Unary calls small_power directly.
   template <class T>
   KOKKOS_INLINE_FUNCTION T apply(const T& a) const {
-    // n = 1, 2, 3: the same products as pow_by_squaring, without its loop,
-    // chosen by selects. One test per pow, so that the compiler can move it
-    // out of the kernel's loop: GCC does so for at most 3 conditions, and
-    // only in loops it does not find too big (cfd's first kernel is).
-    if (static_cast<unsigned>(exponent) - 1u < 3u) {
-      const T square = a * a, cube = square * a;
-      return exponent == 1 ? a : exponent == 2 ? square : cube;
-    }
-    return pow_by_squaring(a, exponent);
+    return small() ? small_power(a) : pow_by_squaring(a, exponent);
   }
 };
 
@@ -188,7 +192,10 @@ struct Unary : ExprTag {
   E arg;
   template <class P, class R>
   KOKKOS_INLINE_FUNCTION value_type eval(const P& p, R& r) const {
-    return op.apply(static_cast<arg_type>(arg.eval(p, r)));
+    if constexpr (std::is_same_v<Op, PowInt> && P::small_powers)
+      return op.small_power(static_cast<arg_type>(arg.eval(p, r)));
+    else
+      return op.apply(static_cast<arg_type>(arg.eval(p, r)));
   }
 };
 

@@ -189,9 +189,11 @@ template <class... Slots>
 struct ViewFile : Slots... {};
 struct NoViews {};
 
-/// A point of a kernel together with the kernel's view file.
-template <int N, class Views>
+/// A point of a kernel together with the kernel's view file; SmallPowers
+/// when the launch checked that the kernel's integer powers all are small.
+template <int N, class Views, bool SmallPowers = false>
 struct PointIn : Point<N> {
+  static constexpr bool small_powers = SmallPowers;
   const Views* views;
 };
 
