@@ -187,6 +187,30 @@ TEST_CASE("one vector multiplied by two matrices with different ghosts") {
   kfuse_test::check_close(z.gather(), want, 1e-14);
 }
 
+TEST_CASE("the overlap runs A's interior rows, where another matrix's product reads ghosts") {
+  kfuse::Comm comm;
+  const auto A = scattered_matrix(comm, 60, 7), B = scattered_matrix(comm, 60, 11);
+  const Triplets a = kfuse::detail::gather_triplets(A), b = kfuse::detail::gather_triplets(B);
+  kfuse::Vector<double> x(A.domain(), "x"), w(A.domain(), "w"), y(A.range(), "y"),
+      z(A.range(), "z");
+  w.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return 2.0 - 0.01 * double(i); });
+  auto bw = kfuse::fuse(B, w, y, [](auto B, auto w, auto y) { return kfuse::assign(y, B * w); });
+  auto mixed = kfuse::fuse(A, B, x, w, z, [](auto A, auto B, auto x, auto w, auto z) {
+    return kfuse::assign(z, A * x - B * w);
+  });
+  bw();  // w's ghosts for B are current from here on
+  fill_x(x);
+  kfuse::KernelCounter counter;
+  mixed();  // only x's import for A is pending: it overlaps with A's interior rows
+  if (A.num_ghosts() > 0 && A.interior_rows().extent(0) > 0) CHECK(counter.counts().boundary == 1);
+  std::vector<double> hw(60);
+  for (int i = 0; i < 60; ++i) hw[i] = 2.0 - 0.01 * double(i);
+  const auto ax = host_product(a, host_x(60), 60), bw_host = host_product(b, hw, 60);
+  std::vector<double> want(60);
+  for (int i = 0; i < 60; ++i) want[i] = ax[i] - bw_host[i];
+  kfuse_test::check_close(z.gather(), want, 1e-14);
+}
+
 TEST_CASE("a vector on the wrong row map for A: kfuse::Error on every rank") {
   kfuse::Comm comm;
   const auto A = kfuse::poisson2d<double>(comm, 6, 6);

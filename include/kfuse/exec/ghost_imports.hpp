@@ -44,16 +44,19 @@ class GhostImports {
                                  x.mark_ghosts_fresh(matrix);
                                },
                                A.interior_rows(),
-                               A.boundary_rows()});
+                               A.boundary_rows(),
+                               A.col_idx().data()});
   }
 
   /// x must lie on A's columns, and A's rows be the statement's (`rows`, if known).
   template <class T>
-  static void check(const char* api, const CsrMatrix<T>& A, const Vector<T>& x, const RowMap* rows) {
+  static void check(const char* api, const CsrMatrix<T>& A, const Vector<T>& x,
+                    const RowMap* rows) {
     if (x.row_map() != A.domain())
       throw Error(error_message(api, ": in ", A.label(), " * ", x.label(), ", '", x.label(),
-                                "' lives on row map ", x.row_map().describe(), " but the columns of '",
-                                A.label(), "' are ", A.domain().describe()));
+                                "' lives on row map ", x.row_map().describe(),
+                                " but the columns of '", A.label(), "' are ",
+                                A.domain().describe()));
     if (rows && *rows != A.range())
       throw Error(error_message(api, ": ", A.label(), " * ", x.label(), " has the rows of '",
                                 A.label(), "' (", A.range().describe(),
@@ -65,6 +68,8 @@ class GhostImports {
   bool can_overlap() const { return pending_.size() == 1 && pending_[0].interior.extent(0) > 0; }
   const rows_view& interior_rows() const { return pending_.front().interior; }
   const rows_view& boundary_rows() const { return pending_.front().boundary; }
+  /// The column indices of the matrix whose interior and boundary rows these are.
+  const int* matrix_columns() const { return pending_.front().columns; }
 
   void start() { pending_.front().start(); }
   void finish() { pending_.front().finish(); }
@@ -81,6 +86,7 @@ class GhostImports {
     const void* key[2];  // import plan, vector storage
     std::function<void()> start, finish;
     rows_view interior, boundary;
+    const int* columns;
   };
   std::vector<Pending> pending_;
 };

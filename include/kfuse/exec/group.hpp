@@ -88,7 +88,7 @@ struct register_slot_of<StoreRegister<K, T, E>> {
 };
 template <class T, int N, class E, int K>
 struct register_slot_of<StoreView<T, N, E, K>> {
-  using type = std::conditional_t<K < 0, void, RegisterSlot<K, T>>;
+  using type = std::conditional_t < K<0, void, RegisterSlot<K, T>>;
 };
 
 /// The register file / accumulator file types a statement list needs (a
@@ -101,7 +101,8 @@ constexpr auto slot_file() {
   if constexpr (decltype(hana::length(slots))::value == 0)
     return hana::type_c<Empty>;
   else
-    return hana::unpack(slots, [](auto... t) { return hana::type_c<File<typename decltype(t)::type...>>; });
+    return hana::unpack(
+        slots, [](auto... t) { return hana::type_c<File<typename decltype(t)::type...>>; });
 }
 
 inline StatementList<> make_statement_list() { return {}; }
@@ -198,7 +199,8 @@ constexpr auto views_type() {
   if constexpr (decltype(hana::length(slots))::value == 0)
     return hana::type_c<NoViews>;
   else
-    return hana::unpack(slots, [](auto... t) { return hana::type_c<ViewFile<typename decltype(t)::type...>>; });
+    return hana::unpack(
+        slots, [](auto... t) { return hana::type_c<ViewFile<typename decltype(t)::type...>>; });
 }
 template <class List>
 using views_t = typename decltype(views_type<List>())::type;
@@ -220,7 +222,8 @@ views_t<List> group_views(const List&, const Ctx& ctx) {
 template <int N, class List, class Views = NoViews>
 struct KernelTypes {
   using Registers = typename decltype(registers_type(static_cast<const List*>(nullptr)))::type;
-  using Accumulators = typename decltype(accumulators_type(static_cast<const List*>(nullptr)))::type;
+  using Accumulators =
+      typename decltype(accumulators_type(static_cast<const List*>(nullptr)))::type;
   using Kernel = GroupKernel<N, Registers, Accumulators, List, Views>;
 };
 
@@ -238,7 +241,8 @@ auto run_kernel(const std::string& label, const Box<N>& box, const List& list, c
   using K = KernelTypes<N, List, Views>;
   typename K::Accumulators acc{};
   launch<N>(label, box, typename K::Kernel{list, views}, &acc);
-  if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>) combine_over_ranks(comm, acc);
+  if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>)
+    combine_over_ranks(comm, acc);
   return acc;
 }
 
@@ -287,8 +291,22 @@ auto run_kernel_overlapped(const std::string& label, const Box<N>& box, const Li
     launch<N>(label + ":boundary", slab, kernel, &part);
     join_launches(acc, part);
   }
-  if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>) combine_over_ranks(comm, acc);
+  if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>)
+    combine_over_ranks(comm, acc);
   return acc;
+}
+
+/// Whether every sparse product of a lowered body multiplies by the matrix
+/// whose column indices are `columns`: its interior rows then are interior
+/// for the whole body (only owned columns, PointFacts::owned_columns).
+template <class Body>
+bool products_all_read(const Body& body, const int* columns) {
+  bool same = true;
+  for_each_node(body, [&](const auto& node) {
+    if constexpr (is_sparse_row_read<std::decay_t<decltype(node)>>::value)
+      same = same && node.columns.data() == columns;
+  });
+  return same;
 }
 
 /// Like run_kernel over a row map, while `imports` (one ghost import) is in
@@ -302,14 +320,19 @@ auto run_rows_overlapped(const std::string& label, const List& list, const Comm&
   const auto interior = imports.interior_rows();
   const auto boundary = imports.boundary_rows();
   typename K::Accumulators acc{}, part{};
+  const Box<1> interior_box{{0}, {index_t(interior.extent(0))}};
+  const RowListKernel<typename K::Kernel> interior_kernel{kernel, interior};
   imports.start();
-  launch<1>(label, Box<1>{{0}, {index_t(interior.extent(0))}},
-            RowListKernel<typename K::Kernel>{kernel, interior}, &acc);
+  if (products_all_read(kernel.body, imports.matrix_columns()))
+    launch<1>(label, interior_box, interior_kernel.assuming_owned_columns(), &acc);
+  else
+    launch<1>(label, interior_box, interior_kernel, &acc);
   imports.finish();
   launch<1>(label + ":boundary", Box<1>{{0}, {index_t(boundary.extent(0))}},
             RowListKernel<typename K::Kernel>{kernel, boundary}, &part);
   join_launches(acc, part);
-  if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>) combine_over_ranks(comm, acc);
+  if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>)
+    combine_over_ranks(comm, acc);
   return acc;
 }
 

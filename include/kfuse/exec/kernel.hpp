@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "kfuse/dist/comm.hpp"
 #include "kfuse/expr/reduction.hpp"
 #include "kfuse/expr/terminal.hpp"
+#include "kfuse/expr/walk.hpp"
 #include "kfuse/expr/where.hpp"
 
 namespace kfuse::detail {
@@ -140,98 +142,70 @@ StatementList<S, Rest...> prepend(const S& s, const StatementList<Rest...>& rest
   return {s, rest};
 }
 
+/// Lowered statements hold one expression; a statement list its statements.
+template <class T, int N, class E, int K>
+auto children(const StoreView<T, N, E, K>& s) {
+  return std::tie(s.expr);
+}
+template <int K, class T, class E>
+auto children(const StoreRegister<K, T, E>& s) {
+  return std::tie(s.expr);
+}
+template <int J, class Op, class T, class E>
+auto children(const Accumulate<J, Op, T, E>& s) {
+  return std::tie(s.expr);
+}
+template <class... S>
+auto children(const StatementList<S...>& list) {
+  if constexpr (sizeof...(S) == 0)
+    return std::tuple<>{};
+  else
+    return std::tie(list.head, list.tail);
+}
+
 // ---- integer powers ---------------------------------------------------------
 
-/// Whether a lowered statement list or expression holds a pow(e, n) of an
-/// integer n: such kernels get a second host instantiation (launch).
 template <class E>
-struct holds_pow_int : std::false_type {};
+struct is_pow_int : std::false_type {};
 template <class E>
-struct holds_pow_int<Unary<PowInt, E>> : std::true_type {};
-template <class Op, class E>
-struct holds_pow_int<Unary<Op, E>> : holds_pow_int<E> {};
-template <class Op, class L, class R>
-struct holds_pow_int<Binary<Op, L, R>> : std::disjunction<holds_pow_int<L>, holds_pow_int<R>> {};
-template <class C, class A, class B>
-struct holds_pow_int<Where<C, A, B>>
-    : std::disjunction<holds_pow_int<C>, holds_pow_int<A>, holds_pow_int<B>> {};
-template <class E>
-struct holds_pow_int<Flexible<E>> : holds_pow_int<E> {};
-template <class T, int N, class E, int K>
-struct holds_pow_int<StoreView<T, N, E, K>> : holds_pow_int<E> {};
-template <int K, class T, class E>
-struct holds_pow_int<StoreRegister<K, T, E>> : holds_pow_int<E> {};
-template <int J, class Op, class T, class E>
-struct holds_pow_int<Accumulate<J, Op, T, E>> : holds_pow_int<E> {};
-template <class... S>
-struct holds_pow_int<StatementList<S...>> : std::disjunction<holds_pow_int<S>...> {};
+struct is_pow_int<Unary<PowInt, E>> : std::true_type {};
 
-/// Whether every pow(e, n) of integer n in a lowered tree has a small n
-/// (PowInt::small). Leaves hold none.
+/// Whether every pow(e, n) of integer n in a lowered tree has n in 1..3.
 template <class E>
-bool all_powers_small(const E&) {
-  return true;
-}
-template <class E>
-bool all_powers_small(const Unary<PowInt, E>& u) {
-  return u.op.small() && all_powers_small(u.arg);
-}
-template <class Op, class E>
-bool all_powers_small(const Unary<Op, E>& u) {
-  return all_powers_small(u.arg);
-}
-template <class Op, class L, class R>
-bool all_powers_small(const Binary<Op, L, R>& b) {
-  return all_powers_small(b.lhs) && all_powers_small(b.rhs);
-}
-template <class C, class A, class B>
-bool all_powers_small(const Where<C, A, B>& w) {
-  return all_powers_small(w.cond) && all_powers_small(w.if_true) && all_powers_small(w.if_false);
-}
-template <class E>
-bool all_powers_small(const Flexible<E>& f) {
-  return all_powers_small(f.inner);
-}
-template <class T, int N, class E, int K>
-bool all_powers_small(const StoreView<T, N, E, K>& s) {
-  return all_powers_small(s.expr);
-}
-template <int K, class T, class E>
-bool all_powers_small(const StoreRegister<K, T, E>& s) {
-  return all_powers_small(s.expr);
-}
-template <int J, class Op, class T, class E>
-bool all_powers_small(const Accumulate<J, Op, T, E>& s) {
-  return all_powers_small(s.expr);
-}
-inline bool all_powers_small(const StatementList<>&) { return true; }
-template <class S, class... Rest>
-bool all_powers_small(const StatementList<S, Rest...>& list) {
-  return all_powers_small(list.head) && all_powers_small(list.tail);
+bool all_powers_small(const E& e) {
+  bool small = true;
+  for_each_node(e, [&](const auto& node) {
+    if constexpr (is_pow_int<std::decay_t<decltype(node)>>::value) small = small && node.op.small();
+  });
+  return small;
 }
 
 // ---- the kernel -----------------------------------------------------------
 
 /// One group as a Kokkos functor over view coordinates, so the same functor
 /// runs any box of the owned region; `views` holds the parameters' arrays.
-/// SmallPowers: the instantiation for bodies whose integer powers all are
-/// small (see launch).
+/// Facts: what the launch checked for every point (PointFacts); a launch
+/// that checked more runs the kernel `under` more facts.
 template <int N, class Registers, class Accumulators, class Body, class Views = NoViews,
-          bool SmallPowers = false>
+          class Facts = PointFacts<>>
 struct GroupKernel {
   Body body;
   Views views;
 
   using value_type = Accumulators;
 
-  static constexpr bool holds_powers = holds_pow_int<Body>::value;
-  bool powers_small() const { return all_powers_small(body); }
-  GroupKernel<N, Registers, Accumulators, Body, Views, true> assuming_small_powers() const {
+  template <class More>
+  GroupKernel<N, Registers, Accumulators, Body, Views, More> under() const {
     return {body, views};
   }
 
+  static constexpr bool holds_powers = holds_node<is_pow_int, Body>();
+  bool powers_small() const { return all_powers_small(body); }
+  auto assuming_small_powers() const { return under<typename Facts::with_small_powers>(); }
+  auto assuming_owned_columns() const { return under<typename Facts::with_owned_columns>(); }
+
   KOKKOS_INLINE_FUNCTION void exec(const Point<N>& point, Accumulators& acc) const {
-    const PointIn<N, Views, SmallPowers> p{point, &views};
+    const PointIn<N, Views, Facts> p{point, &views};
     Registers registers;
     body.run(p, registers, acc);
     body.flush(p, registers);
@@ -285,9 +259,11 @@ struct RowListKernel {
 
   static constexpr bool holds_powers = Kernel::holds_powers;
   bool powers_small() const { return kernel.powers_small(); }
-  auto assuming_small_powers() const {
-    return RowListKernel<decltype(kernel.assuming_small_powers())>{kernel.assuming_small_powers(),
-                                                                   rows};
+  auto assuming_small_powers() const { return with_kernel(kernel.assuming_small_powers()); }
+  auto assuming_owned_columns() const { return with_kernel(kernel.assuming_owned_columns()); }
+  template <class Other>
+  RowListKernel<Other> with_kernel(const Other& other) const {
+    return {other, rows};
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(index_t k) const { kernel(index_t(rows(k))); }

@@ -16,6 +16,7 @@
 #include "kfuse/expr/reduction.hpp"
 #include "kfuse/expr/sparse_product.hpp"
 #include "kfuse/expr/terminal.hpp"
+#include "kfuse/expr/walk.hpp"
 #include "kfuse/expr/where.hpp"
 
 namespace kfuse::detail {
@@ -173,11 +174,13 @@ auto lower(const SparseProduct<M, X>& p, const Ctx& ctx) {
   const auto& A = matrix_of(p.matrix, ctx);
   const auto& x = vector_of(p.x, ctx);
   using Matrix = std::decay_t<decltype(A)>;
-  return SparseRowRead<T, typename Matrix::offset_type>{
-      {},        A.row_ptr(),
-      A.col_idx(), A.values(),
-      x.view(),  x.ghost_buffer(A.storage(), A.num_ghosts()),
-      static_cast<int>(A.domain().local_size())};
+  return SparseRowRead<T, typename Matrix::offset_type>{{},
+                                                        A.row_ptr(),
+                                                        A.col_idx(),
+                                                        A.values(),
+                                                        x.view(),
+                                                        x.ghost_buffer(A.storage(), A.num_ghosts()),
+                                                        static_cast<int>(A.domain().local_size())};
 }
 
 template <class Op, class E, class Ctx>
@@ -197,27 +200,6 @@ auto lower(const Where<C, A, B>& w, const Ctx& ctx) {
   using LA = decltype(lower(w.if_true, ctx));
   using LB = decltype(lower(w.if_false, ctx));
   return Where<LC, LA, LB>{{}, lower(w.cond, ctx), lower(w.if_true, ctx), lower(w.if_false, ctx)};
-}
-
-/// Calls f(leaf) for every leaf of a user-facing tree (Shifted and
-/// SparseProduct count as one leaf): the run-time checks (grids, halo
-/// widths, aliasing) and the ghost imports walk with it.
-template <class E, class F>
-void for_each_leaf(const E& e, F&& f) {
-  if constexpr (is_reduction<E>::value) {
-    for_each_leaf(e.arg, f);
-  } else if constexpr (is_instance_of_unary<E>::value) {
-    for_each_leaf(e.arg, f);
-  } else if constexpr (is_instance_of_binary<E>::value) {
-    for_each_leaf(e.lhs, f);
-    for_each_leaf(e.rhs, f);
-  } else if constexpr (is_instance_of_where<E>::value) {
-    for_each_leaf(e.cond, f);
-    for_each_leaf(e.if_true, f);
-    for_each_leaf(e.if_false, f);
-  } else {
-    f(e);
-  }
 }
 
 }  // namespace kfuse::detail

@@ -108,12 +108,24 @@ auto as_node(const E& e) {
 template <class E>
 using node_t = decltype(as_node(std::declval<std::decay_t<E>>()));
 
+/// What a launch checked to hold at every point it runs, as compile-time
+/// flags that let eval() drop a run-time test (see exec/kernel.hpp, launch):
+/// SmallPowers, every pow(e, n) has n in 1..3 (PowInt::small); OwnedColumns,
+/// every row of a sparse product A * x has only owned columns (no ghosts).
+template <bool SmallPowers = false, bool OwnedColumns = false>
+struct PointFacts {
+  static constexpr bool small_powers = SmallPowers;
+  static constexpr bool owned_columns = OwnedColumns;
+  using with_small_powers = PointFacts<true, OwnedColumns>;
+  using with_owned_columns = PointFacts<SmallPowers, true>;
+};
+
 /// Points handed to eval(): view coordinates (index 0 = first halo cell).
-/// `small_powers`: every pow(e, n) evaluated at the point has n in 1..3
-/// (PowInt::small), known at compile time (see PointIn).
+/// A plain point promises nothing (PointIn carries a launch's facts).
 template <int N>
 struct Point {
   static constexpr bool small_powers = false;
+  static constexpr bool owned_columns = false;
   index_t i[N];
   KOKKOS_INLINE_FUNCTION index_t operator[](int d) const { return i[d]; }
 };

@@ -35,9 +35,10 @@ struct is_matrix_operand<MatrixParam<I, T>> : std::true_type {};
 
 /// x of A * x: a vector leaf (a Vector, a vector parameter, a temporary).
 template <class X>
-inline constexpr bool is_vector_operand_v =
-    (is_leaf_handle<X>::value || is_array_param<X>::value) &&
-    (expr_traits<X>::domain == domain::row_map || expr_traits<X>::domain == domain::any);
+inline constexpr bool is_vector_operand_v = (is_leaf_handle<X>::value ||
+                                             is_array_param<X>::value) &&
+                                            (expr_traits<X>::domain == domain::row_map ||
+                                             expr_traits<X>::domain == domain::any);
 
 /// A * x.
 template <class M, class X>
@@ -79,13 +80,22 @@ struct SparseRowRead : ExprTag {
     const index_t row = p[0];
     const Offset end = row_ptr(row + 1);
     T sum = 0;
-    for (Offset k = row_ptr(row); k < end; ++k) {
-      const int c = column[k];
-      sum += value[k] * *(c < n ? owned + c : ghost + (c - n));
+    if constexpr (P::owned_columns) {  // the launch checked: no ghost columns
+      for (Offset k = row_ptr(row); k < end; ++k) sum += value[k] * owned[column[k]];
+    } else {
+      for (Offset k = row_ptr(row); k < end; ++k) {
+        const int c = column[k];
+        sum += value[k] * *(c < n ? owned + c : ghost + (c - n));
+      }
     }
     return sum;
   }
 };
+
+template <class E>
+struct is_sparse_row_read : std::false_type {};
+template <class T, class Offset>
+struct is_sparse_row_read<SparseRowRead<T, Offset>> : std::true_type {};
 
 template <class M, class X>
 auto make_sparse_product(const M& A, const X& x) {

@@ -189,11 +189,12 @@ template <class... Slots>
 struct ViewFile : Slots... {};
 struct NoViews {};
 
-/// A point of a kernel together with the kernel's view file; SmallPowers
-/// when the launch checked that the kernel's integer powers all are small.
-template <int N, class Views, bool SmallPowers = false>
+/// A point of a kernel together with the kernel's view file and the facts
+/// its launch checked (PointFacts).
+template <int N, class Views, class Facts = PointFacts<>>
 struct PointIn : Point<N> {
-  static constexpr bool small_powers = SmallPowers;
+  static constexpr bool small_powers = Facts::small_powers;
+  static constexpr bool owned_columns = Facts::owned_columns;
   const Views* views;
 };
 
@@ -264,9 +265,9 @@ template <int... O, class A>
 auto shift(const A& a) {
   static_assert(sizeof...(O) >= 1 && sizeof...(O) <= 3,
                 "kfuse::shift<O...>(a): give one offset per dimension (1 to 3)");
-  constexpr bool is_array =
-      detail::is_array_param<A>::value || (detail::is_leaf_handle<A>::value &&
-                                           detail::expr_traits<A>::domain != detail::domain::scalar);
+  constexpr bool is_array = detail::is_array_param<A>::value ||
+                            (detail::is_leaf_handle<A>::value &&
+                             detail::expr_traits<A>::domain != detail::domain::scalar);
   static_assert(is_array,
                 "kfuse::shift<O...>(a): `a` must be an array (Array, array parameter or "
                 "kfuse::temporary); to shift an expression, assign it to a kfuse::temporary first");

@@ -1,0 +1,82 @@
+// Walking expression trees: children(node) names a node's children, and the
+// walkers below are written once on top of it, for user-facing trees
+// (for_each_leaf, lowering's run-time checks) and lowered kernel bodies
+// (the facts a launch checks, see exec/kernel.hpp) alike. A node kind with
+// children declares a `children` overload next to its definition; anything
+// else is a leaf.
+#pragma once
+
+#include <tuple>
+#include <type_traits>
+
+#include "kfuse/expr/operation.hpp"
+#include "kfuse/expr/reduction.hpp"
+#include "kfuse/expr/terminal.hpp"
+#include "kfuse/expr/where.hpp"
+
+namespace kfuse::detail {
+
+/// A node's children, as a tuple of references; leaves have none.
+template <class E>
+std::tuple<> children(const E&) {
+  return {};
+}
+template <class Op, class E>
+auto children(const Unary<Op, E>& u) {
+  return std::tie(u.arg);
+}
+template <class Op, class L, class R>
+auto children(const Binary<Op, L, R>& b) {
+  return std::tie(b.lhs, b.rhs);
+}
+template <class C, class A, class B>
+auto children(const Where<C, A, B>& w) {
+  return std::tie(w.cond, w.if_true, w.if_false);
+}
+template <class E>
+auto children(const Flexible<E>& f) {
+  return std::tie(f.inner);
+}
+template <class Op, class E, class F>
+auto children(const Reduction<Op, E, F>& r) {
+  return std::tie(r.arg);
+}
+
+template <class E>
+using children_t = decltype(children(std::declval<const E&>()));
+
+template <class E>
+inline constexpr bool is_leaf_node_v = std::tuple_size_v<children_t<E>> == 0;
+
+/// Calls f(node) for every node of a tree, parents first.
+template <class E, class F>
+void for_each_node(const E& e, F&& f) {
+  f(e);
+  std::apply([&](const auto&... child) { (for_each_node(child, f), ...); }, children(e));
+}
+
+/// Calls f(leaf) for every leaf of a tree (Shifted and SparseProduct count
+/// as one leaf): the run-time checks of lowering (grids, halo widths,
+/// aliasing) and the ghost imports walk with it.
+template <class E, class F>
+void for_each_leaf(const E& e, F&& f) {
+  for_each_node(e, [&](const auto& node) {
+    if constexpr (is_leaf_node_v<std::decay_t<decltype(node)>>) f(node);
+  });
+}
+
+template <template <class> class Is, class E>
+constexpr bool holds_node();
+
+template <template <class> class Is, class... Child>
+constexpr bool holds_node_in(const std::tuple<Child...>*) {
+  return (holds_node<Is, std::decay_t<Child>>() || ...);
+}
+
+/// Whether a tree of type E has a node N with Is<N>::value (at compile time).
+template <template <class> class Is, class E>
+constexpr bool holds_node() {
+  return Is<E>::value || holds_node_in<Is>(static_cast<const children_t<E>*>(nullptr));
+}
+
+}  // namespace kfuse::detail
