@@ -42,6 +42,10 @@ auto south_wall(const M& mask) {
 struct Walls {
   Array<bool, 2> east, west, south;
   Walls(const Grid<2>& g, std::int64_t n) : east(g, "east"), west(g, "west"), south(g, "south") {
+    fill(n);
+  }
+  // Not in the constructor: nvcc forbids extended lambdas there.
+  void fill(std::int64_t n) {
     east.fill_with(KOKKOS_LAMBDA(std::int64_t, std::int64_t j) { return j == n - 1; });
     west.fill_with(KOKKOS_LAMBDA(std::int64_t, std::int64_t j) { return j == 0; });
     south.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t) { return i == 0; });

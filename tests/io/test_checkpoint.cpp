@@ -40,6 +40,10 @@ struct Fields {
         a(g1, "a"),
         b(g2, "b"),
         c(g3, "c") {
+    fill(fill_values);
+  }
+  // Not in the constructor: nvcc forbids extended lambdas there.
+  void fill(bool fill_values) {
     // As on a fresh start: fill_with sets the fixed-boundary halos too.
     a.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return float(value_of(i, 0, 0)); });
     b.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { return value_of(i, j, 1); });

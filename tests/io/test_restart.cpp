@@ -30,7 +30,9 @@ struct Simulation {
   kfuse::Array<double, 3> u{g3, "u"}, u_next{g3, "u_next"};
   kfuse::Array<float, 2> w{g2, "w"}, w_next{g2, "w_next"};
 
-  Simulation() {
+  Simulation() { start(); }
+  // Not in the constructor: nvcc forbids extended lambdas there.
+  void start() {
     u.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
       return 1.0 / double(1 + i + 2 * j) + double(k * k) / 7.0;
     });
