@@ -88,7 +88,7 @@ struct register_slot_of<StoreRegister<K, T, E>> {
 };
 template <class T, int N, class E, int K>
 struct register_slot_of<StoreView<T, N, E, K>> {
-  using type = std::conditional_t < K<0, void, RegisterSlot<K, T>>;
+  using type = std::conditional_t<(K < 0), void, RegisterSlot<K, T>>;
 };
 
 /// The register file / accumulator file types a statement list needs (a

@@ -382,7 +382,7 @@ void launch_on_host(const std::string& label, const Box<N>& box, const Kernel& k
 /// (parallel_for or parallel_reduce); host CPUs an InnerLoop over the
 /// innermost dimension whose partial sums are joined here in call order.
 /// On host CPUs a kernel with integer powers whose exponents all are small
-/// runs its SmallPowers instantiation: its loop then holds no test on n and
+/// runs under PointFacts::small_powers: its loop then holds no test on n and
 /// vectorises (GPUs need none: the test is uniform across threads).
 template <int N, class Kernel, class Accumulators>
 void launch(const std::string& label, const Box<N>& box, const Kernel& kernel, Accumulators* acc) {

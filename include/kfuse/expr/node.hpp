@@ -124,8 +124,7 @@ struct PointFacts {
 /// A plain point promises nothing (PointIn carries a launch's facts).
 template <int N>
 struct Point {
-  static constexpr bool small_powers = false;
-  static constexpr bool owned_columns = false;
+  using facts = PointFacts<>;
   index_t i[N];
   KOKKOS_INLINE_FUNCTION index_t operator[](int d) const { return i[d]; }
 };

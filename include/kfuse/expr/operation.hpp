@@ -192,7 +192,7 @@ struct Unary : ExprTag {
   E arg;
   template <class P, class R>
   KOKKOS_INLINE_FUNCTION value_type eval(const P& p, R& r) const {
-    if constexpr (std::is_same_v<Op, PowInt> && P::small_powers)
+    if constexpr (std::is_same_v<Op, PowInt> && P::facts::small_powers)
       return op.small_power(static_cast<arg_type>(arg.eval(p, r)));
     else
       return op.apply(static_cast<arg_type>(arg.eval(p, r)));

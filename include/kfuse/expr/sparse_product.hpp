@@ -80,7 +80,7 @@ struct SparseRowRead : ExprTag {
     const index_t row = p[0];
     const Offset end = row_ptr(row + 1);
     T sum = 0;
-    if constexpr (P::owned_columns) {  // the launch checked: no ghost columns
+    if constexpr (P::facts::owned_columns) {  // the launch checked: no ghost columns
       for (Offset k = row_ptr(row); k < end; ++k) sum += value[k] * owned[column[k]];
     } else {
       for (Offset k = row_ptr(row); k < end; ++k) {

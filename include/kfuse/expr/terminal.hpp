@@ -193,8 +193,7 @@ struct NoViews {};
 /// its launch checked (PointFacts).
 template <int N, class Views, class Facts = PointFacts<>>
 struct PointIn : Point<N> {
-  static constexpr bool small_powers = Facts::small_powers;
-  static constexpr bool owned_columns = Facts::owned_columns;
+  using facts = Facts;
   const Views* views;
 };
 
