@@ -94,11 +94,12 @@ int run(int argc, char** argv) {
   }
 
   if (comm.rank() == 0) std::fprintf(stderr, "[kfuse-bench] STREAM triad on %d rank(s)\n", comm.size());
-  const auto stream = kfuse::bench::stream_triad(comm, options.stream_elements, options.stream_repetitions);
+  const kfuse::bench::StreamTriad triad(comm, options.stream_elements);
+  const auto stream = triad.measure(options.stream_repetitions);
   if (comm.rank() == 0)
     std::fprintf(stderr, "[kfuse-bench] STREAM triad: %.1f GB/s\n", stream.gbps);
 
-  const auto rows = kfuse::bench::run_suite(options, comm, stream);
+  const auto rows = kfuse::bench::run_suite(options, comm, stream, triad);
   int failed = 0;
   for (const auto& r : rows) failed += r.status == "ok" ? 0 : 1;
   if (comm.rank() == 0) {

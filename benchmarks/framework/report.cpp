@@ -62,6 +62,14 @@ void write_markdown(std::ostream& out, const std::vector<Row>& rows, const Strea
         << (r.compile_s >= 0 ? format("%.1f", r.compile_s) : "—") << " | " << r.status << " |\n";
   }
 
+  out << "\n% STREAM: median over the repetitions of the variant's GB/s over the triad run right "
+         "after that repetition (GB/s of those triads, median:";
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    if (k == 0 || rows[k].workload != rows[k - 1].workload)
+      out << (k ? ", " : " ") << rows[k].workload << " "
+          << format("%.1f", rows[k].stream_gbps_alongside);
+  out << ").\n";
+
   if (declared_kernels)
     out << "\n(n): kernels per iteration as the variant declares them; its launches are not "
            "labelled `kfuse:` (Kokkos Kernels, PETSc), so none were counted.\n";
@@ -115,6 +123,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const Opt
     j["min_bytes_per_iter"] = r.min_bytes_per_iter;
     j["effective_gbps"] = r.effective_gbps;
     j["stream_gbps"] = r.stream_gbps;
+    j["stream_gbps_alongside"] = r.stream_gbps_alongside;
     j["speedup_vs_unfused"] = optional(r.speedup_vs_unfused);
     j["speedup_vs_kokkos"] = optional(r.speedup_vs_kokkos);
     j["speedup_vs_petsc"] = optional(r.speedup_vs_petsc);

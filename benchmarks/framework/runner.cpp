@@ -92,7 +92,8 @@ bool selected_variant(const Options& options, const std::string& name) {
   return name == "kokkos" || matches_any(options.variants, name);
 }
 
-std::vector<Row> run_suite(const Options& options, const Comm& comm, const StreamResult& stream) {
+std::vector<Row> run_suite(const Options& options, const Comm& comm, const StreamResult& stream,
+                           const StreamTriad& triad) {
   std::vector<Row> rows;
   const auto chosen = selected_workloads(options);
   for (std::size_t w = 0; w < chosen.size(); ++w) {
@@ -165,8 +166,9 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     for (double t : warm) per_rep += t;
     per_rep = comm.allreduce(per_rep, ReduceOp::max);
 
-    // Timed repetitions, variants interleaved.
+    // Timed repetitions, variants interleaved, each round followed by a triad.
     std::vector<std::vector<double>> times(n);
+    std::vector<double> triads;
     for (int r = 0; r < reps; ++r) {
       if (comm.rank() == 0) {
         std::fprintf(stderr, "[kfuse-bench] %s (%s): repetition %d/%d, ~%s left in it; %s\n",
@@ -181,6 +183,7 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
         });
         times[v].push_back(seconds / iterations);
       }
+      triads.push_back(triad.measure(options.stream_repetitions_alongside).gbps);
     }
 
     // Results against the hand-written reference.
@@ -205,7 +208,11 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
       row.time_max_s = *std::max_element(times[v].begin(), times[v].end());
       row.gbps = row.bytes_per_iter / row.time_per_iter_s / 1e9;
       row.effective_gbps = row.min_bytes_per_iter / row.time_per_iter_s / 1e9;
-      row.pct_stream = stream.gbps > 0 ? 100.0 * row.gbps / stream.gbps : 0;
+      std::vector<double> fractions;
+      for (int r = 0; r < reps; ++r)
+        fractions.push_back(row.bytes_per_iter / times[v][r] / 1e9 / triads[r]);
+      row.pct_stream = 100.0 * median(fractions);
+      row.stream_gbps_alongside = median(triads);
       row.speedup_vs_unfused = speedup(unfused, v);
       row.speedup_vs_kokkos = speedup(ref, v);
       row.speedup_vs_petsc = speedup(petsc, v);

@@ -1,6 +1,7 @@
 // The runner: for each selected workload, builds its variants, counts their
 // kernels and allreduces per iteration (one untimed pass, which also warms
-// up), times them interleaved (A B C A B C ...), compares every variant's
+// up), times them interleaved (A B C A B C ...) with a STREAM triad after
+// each round, compares every variant's
 // result with the hand-written `kokkos` one, and returns one Row per variant.
 #pragma once
 
@@ -24,6 +25,7 @@ struct Options {
   int nit = 50;
   std::int64_t stream_elements = std::int64_t{1} << 23;  ///< per rank
   int stream_repetitions = 10;
+  int stream_repetitions_alongside = 3;  ///< triads after each timed repetition of a workload
   std::string json;
   std::string compile_times_dir;  ///< where the build left <source>.seconds files
   std::string command_line;
@@ -40,20 +42,24 @@ struct Row {
   bool allreduces_counted = false;
   double exchanges_per_iter = 0;
   Figures declared;
-  double bytes_per_iter = 0, gbps = 0, pct_stream = 0;
+  double bytes_per_iter = 0, gbps = 0;
+  double pct_stream = 0;  ///< median over repetitions of gbps / the triad measured alongside
   double min_bytes_per_iter = 0, effective_gbps = 0;
   double speedup_vs_unfused = 0, speedup_vs_kokkos = 0, speedup_vs_petsc = 0;  ///< 0: n/a
   double max_rel_diff = 0;
   std::string worst_field;
   double compile_s = -1;  ///< < 0: unknown
-  double stream_gbps = 0;
+  double stream_gbps = 0;            ///< the suite's triad (at the start)
+  double stream_gbps_alongside = 0;  ///< median of the triads alongside this workload's repetitions
 };
 
 /// Workloads selected by the options (in name order).
 std::vector<Workload> selected_workloads(const Options& options);
 bool selected_variant(const Options& options, const std::string& name);
 
-/// Runs every selected workload; rows in report order.
-std::vector<Row> run_suite(const Options& options, const Comm& comm, const StreamResult& stream);
+/// Runs every selected workload; rows in report order. `stream`: the suite's
+/// triad rate; `triad` measures it again alongside each timed repetition.
+std::vector<Row> run_suite(const Options& options, const Comm& comm, const StreamResult& stream,
+                           const StreamTriad& triad);
 
 }  // namespace kfuse::bench

@@ -9,6 +9,7 @@ namespace kfuse::bench {
 namespace {
 
 using View = Kokkos::View<double*, detail::MemSpace>;
+using Policy = Kokkos::RangePolicy<detail::ExecSpace, Kokkos::IndexType<std::int64_t>>;
 
 struct Triad {
   View a, b, c;
@@ -27,21 +28,25 @@ struct Init {
 
 }  // namespace
 
-StreamResult stream_triad(const Comm& comm, std::int64_t n, int repetitions) {
-  using Policy = Kokkos::RangePolicy<detail::ExecSpace, Kokkos::IndexType<std::int64_t>>;
-  View a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:a"), n);
-  View b(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:b"), n);
-  View c(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:c"), n);
-  Kokkos::parallel_for("stream:init", Policy(0, n), Init{a, b, c});
+StreamTriad::StreamTriad(const Comm& comm, std::int64_t n)
+    : comm_(comm),
+      n_(n),
+      a_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:a"), n),
+      b_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:b"), n),
+      c_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:c"), n) {
+  Kokkos::parallel_for("stream:init", Policy(0, n_), Init{a_, b_, c_});
   Kokkos::fence();
+}
+
+StreamResult StreamTriad::measure(int repetitions) const {
   double best = 0;
   for (int r = 0; r <= repetitions; ++r) {  // the first one warms up
-    const double seconds = timed_max_over_ranks(comm, [&] {
-      Kokkos::parallel_for("stream:triad", Policy(0, n), Triad{a, b, c, 3.0});
+    const double seconds = timed_max_over_ranks(comm_, [&] {
+      Kokkos::parallel_for("stream:triad", Policy(0, n_), Triad{a_, b_, c_, 3.0});
     });
-    if (r > 0) best = std::max(best, 24.0 * double(n) * comm.size() / seconds / 1e9);
+    if (r > 0) best = std::max(best, 24.0 * double(n_) * comm_.size() / seconds / 1e9);
   }
-  return StreamResult{best, n, repetitions};
+  return StreamResult{best, n_, repetitions};
 }
 
 }  // namespace kfuse::bench

@@ -1,7 +1,10 @@
 // STREAM triad (a = b + s*c) measured by the benchmark binary itself, on the
 // same ranks and in the same run as the workloads: every rank runs the triad
-// on its own arrays at once; the rate is the best over the repetitions of
-// (all ranks' bytes) / (slowest rank's time), as STREAM reports.
+// on its own arrays at once; a rate is the best over some repetitions of
+// (all ranks' bytes) / (slowest rank's time), as STREAM reports. The suite
+// measures it once at the start (the table's header) and again alongside
+// every timed repetition of every workload, so that % of STREAM compares
+// times taken under the same machine conditions (these machines drift).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +19,18 @@ struct StreamResult {
   int repetitions = 0;
 };
 
-StreamResult stream_triad(const Comm& comm, std::int64_t elements_per_rank, int repetitions);
+/// The triad's arrays, allocated and initialised once; measure() is collective.
+class StreamTriad {
+ public:
+  StreamTriad(const Comm& comm, std::int64_t elements_per_rank);
+  /// Best rate over `repetitions` timed triads, after one that warms up.
+  StreamResult measure(int repetitions) const;
+
+ private:
+  using View = Kokkos::View<double*, detail::MemSpace>;
+  Comm comm_;
+  std::int64_t n_;
+  View a_, b_, c_;
+};
 
 }  // namespace kfuse::bench

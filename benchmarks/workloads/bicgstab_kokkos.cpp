@@ -24,14 +24,15 @@ struct UpdateP {
   }
 };
 
-/// v = A p, v.r_hat over a list of rows.
+/// v = A p, v.r_hat over the rows row_of(k).
+template <class RowOf>
 struct SpmvDot {
   Csr A;
   ConstView p, r_hat;  // p: all columns
   View v;
-  Rows rows;
+  RowOf row_of;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
-    const int row = rows(k);
+    const int row = row_of(k);
     const double y = A.row_times(row, p);
     v(row) = y;
     sums[0] += y * r_hat(row);
@@ -45,14 +46,15 @@ struct UpdateS {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { s(i) = r(i) - alpha * v(i); }
 };
 
-/// t = A s, t.s and t.t over a list of rows.
+/// t = A s, t.s and t.t over the rows row_of(k).
+template <class RowOf>
 struct SpmvDots {
   Csr A;
   ConstView s;  // all columns
   View t;
-  Rows rows;
+  RowOf row_of;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
-    const int row = rows(k);
+    const int row = row_of(k);
     const double y = A.row_times(row, s);
     t(row) = y;
     sums[0] += y * s(row);
@@ -128,7 +130,10 @@ class Hand final : public Variant {
     double d = 0;
     overlapped_rows<1>(
         hand_label("bicgstab: v = A p, v.r_hat"), A_, p_,
-        [&](const Rows& rows) { return SpmvDot{Csr(A_), p_.all, r_hat_, v_, rows}; }, &d);
+        [&](auto row_of) {
+          return SpmvDot<decltype(row_of)>{Csr(A_), p_.all, r_hat_, v_, row_of};
+        },
+        &d);
     d = comm.allreduce(d, ReduceOp::sum);
     alpha_ = rho_ / d;
     rho_old_ = rho_;
@@ -139,7 +144,10 @@ class Hand final : public Variant {
     double tst[2];
     overlapped_rows<2>(
         hand_label("bicgstab: t = A s, t.s, t.t"), A_, s_,
-        [&](const Rows& rows) { return SpmvDots{Csr(A_), s_.all, t_, rows}; }, tst);
+        [&](auto row_of) {
+          return SpmvDots<decltype(row_of)>{Csr(A_), s_.all, t_, row_of};
+        },
+        tst);
     comm.allreduce(tst, 2, ReduceOp::sum);
     omega_ = tst[1] > 0 ? tst[0] / tst[1] : 0.0;
 

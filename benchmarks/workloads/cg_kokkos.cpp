@@ -13,14 +13,15 @@ namespace {
 
 using namespace hand;
 
-/// Ap = A p and p.Ap over a list of rows.
+/// Ap = A p and p.Ap over the rows row_of(k).
+template <class RowOf>
 struct SpmvDot {
   Csr A;
   ConstView p;  // all columns
   View Ap;
-  Rows rows;
+  RowOf row_of;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
-    const int row = rows(k);
+    const int row = row_of(k);
     const double y = A.row_times(row, p);
     Ap(row) = y;
     sums[0] += p(row) * y;
@@ -92,7 +93,10 @@ class Hand final : public Variant {
     double pAp = 0;
     overlapped_rows<1>(
         hand_label("cg: Ap = A p, p.Ap"), A_, p_,
-        [&](const Rows& rows) { return SpmvDot{Csr(A_), p_.all, Ap_, rows}; }, &pAp);
+        [&](auto row_of) {
+          return SpmvDot<decltype(row_of)>{Csr(A_), p_.all, Ap_, row_of};
+        },
+        &pAp);
     pAp = comm.allreduce(pAp, ReduceOp::sum);
     const double alpha = rr_ / pAp;
 

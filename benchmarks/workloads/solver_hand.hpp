@@ -45,24 +45,40 @@ struct Csr {
   explicit Csr(const Matrix& A) : row_ptr(A.row_ptr()), col(A.col_idx()), val(A.values()) {}
   KOKKOS_INLINE_FUNCTION double row_times(int row, const ConstView& x) const {
     double y = 0;
-    for (std::size_t k = row_ptr(row); k < row_ptr(row + 1); ++k) y += val(k) * x(col(k));
+    for (auto k = row_ptr(row); k < row_ptr(row + 1); ++k) y += val(k) * x(col(k));
     return y;
   }
 };
 
-/// Runs `make(rows)` (a body over list positions k, summing M values) for
-/// the rows of A while x's ghosts are imported: interior rows first, then,
-/// once the ghosts are in, the boundary rows.
+/// Which row launch index k is: the k-th of a list, or the k-th after `first`.
+struct ListedRows {
+  Rows rows;
+  KOKKOS_INLINE_FUNCTION int operator()(std::int64_t k) const { return rows(k); }
+};
+struct RowsFrom {
+  std::int64_t first;
+  KOKKOS_INLINE_FUNCTION int operator()(std::int64_t k) const { return int(first + k); }
+};
+
+/// Runs `make(row_of)` (a body over launch indices k, row_of(k) its row,
+/// summing M values) for the rows of A while x's ghosts are imported:
+/// interior rows first (a range when consecutive), then, once the ghosts
+/// are in, the boundary rows.
 template <unsigned M, class Make>
 void overlapped_rows(const std::string& label, const Matrix& A, const ColumnVector& x,
                      const Make& make, double* sums) {
   GhostImport<double>& plan = A.import_plan();
   plan.start(x.owned_part(), x.ghosts());
-  const Rows interior = A.interior_rows(), boundary = A.boundary_rows();
-  reduce<M>(label, std::int64_t(interior.extent(0)), make(interior), sums);
+  if (const auto& range = A.interior_range())
+    reduce<M>(label, range->second - range->first, make(RowsFrom{range->first}), sums);
+  else
+    reduce<M>(label, std::int64_t(A.interior_rows().extent(0)), make(ListedRows{A.interior_rows()}),
+              sums);
   plan.finish();
   double part[M];
-  reduce<M>(label + ":boundary", std::int64_t(boundary.extent(0)), make(boundary), part);
+  const Rows boundary = A.boundary_rows();
+  reduce<M>(label + ":boundary", std::int64_t(boundary.extent(0)), make(ListedRows{boundary}),
+            part);
   for (unsigned m = 0; m < M; ++m) sums[m] += part[m];
 }
 

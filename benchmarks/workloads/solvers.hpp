@@ -121,10 +121,11 @@ inline Fields solution_fields(const Array2& b, const Array2& x) {
 // ---- traffic model ----------------------------------------------------------------
 // Bytes per iteration, all ranks: every vector a kernel touches counts once
 // (8 bytes per entry; kfuse's explain() model), plus per sparse product the
-// matrix: 8-byte values, 32-bit column indices, 8-byte row offsets.
+// matrix: 8-byte values, 32-bit column indices and row offsets.
 
 inline double matrix_bytes(const Matrix& A) {
-  return 12.0 * double(A.global_nnz()) + 8.0 * double(A.global_rows());
+  return (8.0 + sizeof(Matrix::ordinal_type)) * double(A.global_nnz()) +
+         double(sizeof(Matrix::offset_type)) * double(A.global_rows());
 }
 
 /// CG in 3 kernels: {p, Ap} + A, {x, r, p, Ap}, {r, p}.

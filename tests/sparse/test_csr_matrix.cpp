@@ -99,14 +99,22 @@ void check_local_block(const kfuse::CsrMatrix<T>& A) {
   const auto col_idx = to_host(A.col_idx());
   const auto n_owned = A.domain().local_size();
   REQUIRE(row_ptr.size() == std::size_t(A.local_rows() + 1));
-  CHECK(row_ptr.back() == std::size_t(A.local_nnz()));
+  CHECK(row_ptr.back() == A.local_nnz());
   std::set<int> interior, boundary;
   for (int r : to_host(A.interior_rows())) interior.insert(r);
   for (int r : to_host(A.boundary_rows())) boundary.insert(r);
   CHECK(interior.size() + boundary.size() == std::size_t(A.local_rows()));
+  // The range form exactly when the interior rows are consecutive.
+  const bool consecutive = !interior.empty() && *interior.rbegin() - *interior.begin() + 1 ==
+                                                    static_cast<int>(interior.size());
+  REQUIRE(A.interior_range().has_value() == consecutive);
+  if (consecutive) {
+    CHECK(A.interior_range()->first == *interior.begin());
+    CHECK(A.interior_range()->second == *interior.rbegin() + 1);
+  }
   for (int r = 0; r < A.local_rows(); ++r) {
     bool ghost = false;
-    for (std::size_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
+    for (auto k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
       CHECK(col_idx[k] >= 0);
       CHECK(col_idx[k] < n_owned + A.num_ghosts());
       if (k > row_ptr[r]) CHECK(col_idx[k] > col_idx[k - 1]);  // sorted, no duplicates

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kfuse/exec/lower.hpp"
@@ -44,6 +46,7 @@ class GhostImports {
                                  x.mark_ghosts_fresh(matrix);
                                },
                                A.interior_rows(),
+                               A.interior_range(),
                                A.boundary_rows(),
                                A.col_idx().data()});
   }
@@ -67,6 +70,10 @@ class GhostImports {
   /// One import, so its messages can fly while the interior rows run.
   bool can_overlap() const { return pending_.size() == 1 && pending_[0].interior.extent(0) > 0; }
   const rows_view& interior_rows() const { return pending_.front().interior; }
+  /// The interior rows as one range, when they are consecutive.
+  const std::optional<std::pair<index_t, index_t>>& interior_range() const {
+    return pending_.front().interior_range;
+  }
   const rows_view& boundary_rows() const { return pending_.front().boundary; }
   /// The column indices of the matrix whose interior and boundary rows these are.
   const int* matrix_columns() const { return pending_.front().columns; }
@@ -85,7 +92,9 @@ class GhostImports {
   struct Pending {
     const void* key[2];  // import plan, vector storage
     std::function<void()> start, finish;
-    rows_view interior, boundary;
+    rows_view interior;
+    std::optional<std::pair<index_t, index_t>> interior_range;
+    rows_view boundary;
     const int* columns;
   };
   std::vector<Pending> pending_;

@@ -310,23 +310,31 @@ bool products_all_read(const Body& body, const int* columns) {
 }
 
 /// Like run_kernel over a row map, while `imports` (one ghost import) is in
-/// flight: the interior rows first, then, after the import, the boundary
-/// rows as the group's second launch (`<label>:boundary`).
+/// flight: the interior rows first (as a range when they are consecutive,
+/// else through their list), then, after the import, the boundary rows as
+/// the group's second launch (`<label>:boundary`).
 template <class List, class Imports, class Views = NoViews>
 auto run_rows_overlapped(const std::string& label, const List& list, const Comm& comm,
                          Imports& imports, const Views& views = {}) {
   using K = KernelTypes<1, List, Views>;
   const typename K::Kernel kernel{list, views};
-  const auto interior = imports.interior_rows();
   const auto boundary = imports.boundary_rows();
   typename K::Accumulators acc{}, part{};
-  const Box<1> interior_box{{0}, {index_t(interior.extent(0))}};
-  const RowListKernel<typename K::Kernel> interior_kernel{kernel, interior};
+  const bool owned_columns = products_all_read(kernel.body, imports.matrix_columns());
+  auto run_interior = [&](const Box<1>& box, const auto& k) {
+    if (owned_columns)
+      launch<1>(label, box, k.assuming_owned_columns(), &acc);
+    else
+      launch<1>(label, box, k, &acc);
+  };
   imports.start();
-  if (products_all_read(kernel.body, imports.matrix_columns()))
-    launch<1>(label, interior_box, interior_kernel.assuming_owned_columns(), &acc);
-  else
-    launch<1>(label, interior_box, interior_kernel, &acc);
+  if (const auto& range = imports.interior_range()) {  // consecutive rows: no list to read
+    run_interior(Box<1>{{range->first}, {range->second}}, kernel);
+  } else {
+    const auto interior = imports.interior_rows();
+    run_interior(Box<1>{{0}, {index_t(interior.extent(0))}},
+                 RowListKernel<typename K::Kernel>{kernel, interior});
+  }
   imports.finish();
   launch<1>(label + ":boundary", Box<1>{{0}, {index_t(boundary.extent(0))}},
             RowListKernel<typename K::Kernel>{kernel, boundary}, &part);

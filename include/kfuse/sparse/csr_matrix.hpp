@@ -15,6 +15,7 @@
 #include <climits>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -64,9 +65,11 @@ class CsrMatrix {
 
  public:
   using value_type = T;
-  /// Row offsets: size_t and int offsets are the ones Debian's Kokkos Kernels
-  /// instantiates (ETI); size_t also allows more than 2^31 entries per rank.
-  using offset_type = std::size_t;
+  /// Row offsets, 32-bit like the column indices and PETSc's default build:
+  /// 4 bytes a row less to stream per product than size_t. A rank's block
+  /// holds at most INT_MAX entries (kfuse::Error otherwise). Kokkos Kernels
+  /// instantiates int offsets (ETI) as it does size_t ones.
+  using offset_type = int;
   using ordinal_type = int;
   using device_type = Kokkos::Device<detail::ExecSpace, detail::MemSpace>;
   using local_matrix_type =
@@ -104,6 +107,11 @@ class CsrMatrix {
   vector_view values() const { return state_->local.values; }
   /// Rows whose columns are all owned: computable before the ghosts arrive.
   index_view interior_rows() const { return state_->interior_rows; }
+  /// The interior rows as one range [first, second) when they are consecutive
+  /// (a banded matrix split by rows): kernels then need no row list.
+  const std::optional<std::pair<index_t, index_t>>& interior_range() const {
+    return state_->interior_range;
+  }
   /// Rows with at least one ghost column.
   index_view boundary_rows() const { return state_->boundary_rows; }
   /// The matrix's ghost buffer (num_ghosts() values, ordered as the columns).
@@ -124,6 +132,7 @@ class CsrMatrix {
     index_t global_nnz = 0;
     local_matrix_type local;
     Kokkos::View<int*, Kokkos::LayoutRight, detail::MemSpace> interior_rows, boundary_rows;
+    std::optional<std::pair<index_t, index_t>> interior_range;
     std::vector<index_t> ghost_columns;
     GhostImport<T> import;
     vector_view columns, ghost_values;
@@ -178,15 +187,17 @@ CsrMatrix<T> assemble_csr(const RowMap& range, const RowMap& domain,
   const index_t n_rows = range.local_size(), n_owned = domain.local_size();
   const index_t n_columns = n_owned + static_cast<index_t>(ghosts.size());
   std::string error;
-  if (n_rows > INT_MAX || n_columns > INT_MAX)
+  if (n_rows > INT_MAX || n_columns > INT_MAX || nnz > std::size_t(INT_MAX))
     error = detail::error_message(
         "kfuse::CsrMatrix '", label, "': the local block of rank ", range.comm().rank(), " has ",
-        n_rows, " rows and ", n_columns, " columns (", n_owned, " owned + ", ghosts.size(),
-        " ghosts); local indices are 32-bit (at most ", INT_MAX, "): use more ranks");
+        n_rows, " rows, ", n_columns, " columns (", n_owned, " owned + ", ghosts.size(),
+        " ghosts) and ", nnz, " entries; local indices are 32-bit (at most ", INT_MAX,
+        " rows, columns and entries a rank): use more ranks");
   range.comm().agree_or_throw(error);
 
   const index_t first_row = range.local_begin(), first_col = domain.local_begin();
-  std::vector<std::size_t> row_ptr(static_cast<std::size_t>(n_rows) + 1, 0);
+  using Offset = typename CsrMatrix<T>::offset_type;
+  std::vector<Offset> row_ptr(static_cast<std::size_t>(n_rows) + 1, 0);
   std::vector<std::pair<int, T>> local(nnz);  // (local column, value)
   for (std::size_t k = 0; k < nnz; ++k) {
     const Triplet<T>& e = entries[k];
@@ -205,7 +216,7 @@ CsrMatrix<T> assemble_csr(const RowMap& range, const RowMap& domain,
   for (std::size_t r = 0; r < static_cast<std::size_t>(n_rows); ++r) {
     std::sort(local.begin() + row_ptr[r], local.begin() + row_ptr[r + 1],
               [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (std::size_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
+    for (Offset k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
       col_idx[k] = local[k].first;
       values[k] = local[k].second;
       has_ghost[r] = has_ghost[r] || local[k].first >= n_owned;
@@ -219,13 +230,16 @@ CsrMatrix<T> assemble_csr(const RowMap& range, const RowMap& domain,
   auto state = std::make_shared<typename Matrix::State>(range, domain, label, std::move(ghosts));
   state->global_nnz = range.comm().allreduce(static_cast<index_t>(nnz), ReduceOp::sum);
   using Local = typename Matrix::local_matrix_type;
-  state->local = Local(label, static_cast<int>(n_rows), static_cast<int>(n_columns), nnz,
-                       to_device<typename Local::values_type>(label + ":values", values),
-                       to_device<typename Local::row_map_type>(label + ":row_ptr", row_ptr),
-                       to_device<typename Local::index_type>(label + ":col_idx", col_idx));
+  state->local =
+      Local(label, static_cast<int>(n_rows), static_cast<int>(n_columns), static_cast<Offset>(nnz),
+            to_device<typename Local::values_type>(label + ":values", values),
+            to_device<typename Local::row_map_type>(label + ":row_ptr", row_ptr),
+            to_device<typename Local::index_type>(label + ":col_idx", col_idx));
   using Rows = Kokkos::View<int*, Kokkos::LayoutRight, MemSpace>;
   state->interior_rows = to_device<Rows>(label + ":interior_rows", interior);
   state->boundary_rows = to_device<Rows>(label + ":boundary_rows", boundary);
+  if (!interior.empty() && interior.back() - interior.front() + 1 == int(interior.size()))
+    state->interior_range.emplace(interior.front(), interior.back() + 1);
   state->columns = typename Matrix::vector_view(label + ":columns", n_columns);
   state->ghost_values = Kokkos::subview(state->columns, Kokkos::make_pair(n_owned, n_columns));
   return Matrix(std::move(state));
@@ -299,7 +313,7 @@ std::vector<Triplet<T>> local_triplets(const CsrMatrix<T>& A) {
   std::vector<Triplet<T>> out;
   out.reserve(static_cast<std::size_t>(A.local_nnz()));
   for (index_t r = 0; r < A.local_rows(); ++r)
-    for (std::size_t k = row_ptr(r); k < row_ptr(r + 1); ++k) {
+    for (auto k = row_ptr(r); k < row_ptr(r + 1); ++k) {
       const index_t c = col_idx(k);
       out.push_back({A.range().local_begin() + r,
                      c < n_owned ? A.domain().local_begin() + c
