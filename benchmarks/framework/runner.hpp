@@ -1,8 +1,8 @@
 // The runner: for each selected workload, builds its variants, counts their
 // kernels and allreduces per iteration (one untimed pass, which also warms
 // up), times them interleaved (A B C A B C ...) with a STREAM triad after
-// each round, compares every variant's
-// result with the hand-written `kokkos` one, and returns one Row per variant.
+// each round, compares every variant's result with the hand-written `kokkos`
+// one, and returns one Row per variant.
 #pragma once
 
 #include <cstdint>

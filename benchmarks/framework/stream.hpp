@@ -19,14 +19,17 @@ struct StreamResult {
   int repetitions = 0;
 };
 
-/// The triad's arrays, allocated and initialised once; measure() is collective.
+/// The triad's arrays, allocated, initialised and warmed up once (collective,
+/// like measure()).
 class StreamTriad {
  public:
   StreamTriad(const Comm& comm, std::int64_t elements_per_rank);
-  /// Best rate over `repetitions` timed triads, after one that warms up.
+  /// Best rate over `repetitions` timed triads.
   StreamResult measure(int repetitions) const;
 
  private:
+  void run() const;  // one triad, not fenced
+
   using View = Kokkos::View<double*, detail::MemSpace>;
   Comm comm_;
   std::int64_t n_;

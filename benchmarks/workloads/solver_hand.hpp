@@ -69,14 +69,13 @@ void overlapped_rows(const std::string& label, const Matrix& A, const ColumnVect
                      const Make& make, double* sums) {
   GhostImport<double>& plan = A.import_plan();
   plan.start(x.owned_part(), x.ghosts());
+  const Rows interior = A.interior_rows(), boundary = A.boundary_rows();
   if (const auto& range = A.interior_range())
     reduce<M>(label, range->second - range->first, make(RowsFrom{range->first}), sums);
   else
-    reduce<M>(label, std::int64_t(A.interior_rows().extent(0)), make(ListedRows{A.interior_rows()}),
-              sums);
+    reduce<M>(label, std::int64_t(interior.extent(0)), make(ListedRows{interior}), sums);
   plan.finish();
   double part[M];
-  const Rows boundary = A.boundary_rows();
   reduce<M>(label + ":boundary", std::int64_t(boundary.extent(0)), make(ListedRows{boundary}),
             part);
   for (unsigned m = 0; m < M; ++m) sums[m] += part[m];

@@ -124,7 +124,8 @@ inline Fields solution_fields(const Array2& b, const Array2& x) {
 // matrix: 8-byte values, 32-bit column indices and row offsets.
 
 inline double matrix_bytes(const Matrix& A) {
-  return (8.0 + sizeof(Matrix::ordinal_type)) * double(A.global_nnz()) +
+  return double(sizeof(Matrix::value_type) + sizeof(Matrix::ordinal_type)) *
+             double(A.global_nnz()) +
          double(sizeof(Matrix::offset_type)) * double(A.global_rows());
 }
 
