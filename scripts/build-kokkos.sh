@@ -20,8 +20,10 @@
 # Environment knobs (all optional; each one is part of the stamp):
 #   KFUSE_KOKKOS_CUDA_ARCH  Kokkos arch option for CUDA (default HOPPER90;
 #                           CUDA 13 also accepts TURING75, AMPERE80, AMPERE86)
-#   KFUSE_KOKKOS_SHARED     ON|OFF: shared libraries (default ON for openmp,
-#                           OFF for cuda so binaries carry Kokkos and cudart)
+#   KFUSE_KOKKOS_SHARED     ON|OFF: shared libraries (default OFF: binaries
+#                           carry Kokkos (and, for cuda, cudart); a shared
+#                           libkokkoscore would meet Debian's, which Debian's
+#                           PETSc loads, in the solver tests' processes)
 #   KFUSE_KOKKOS_BUILD_TYPE CMake build type (default Release)
 #   KFUSE_TRILINOS_VERSION  Debian source version (default 13.2.0-4)
 #   KFUSE_TRILINOS_SUITE    Debian suite to fetch it from (default bookworm)
@@ -61,12 +63,12 @@ trilinos_suite=${KFUSE_TRILINOS_SUITE:-bookworm}
 build_type=${KFUSE_KOKKOS_BUILD_TYPE:-Release}
 jobs=${KFUSE_JOBS:-$(nproc)}
 cuda_arch=${KFUSE_KOKKOS_CUDA_ARCH:-HOPPER90}
-if [ "$backend" = cuda ]; then
-  shared=${KFUSE_KOKKOS_SHARED:-OFF}
-else
-  shared=${KFUSE_KOKKOS_SHARED:-ON}
-  cuda_arch=none
-fi
+# Static by default: Debian's PETSc loads Debian's shared Kokkos (libpetsc ->
+# libtrilinos_ml -> Teuchos -> libtrilinos_kokkoscore), and two shared Kokkos
+# cores in one process interpose each other's globals, which then get
+# destroyed twice at exit ("corrupted double-linked list" in test_solvers).
+shared=${KFUSE_KOKKOS_SHARED:-OFF}
+[ "$backend" = cuda ] || cuda_arch=none
 case "$shared" in ON|OFF) ;; *) die "KFUSE_KOKKOS_SHARED must be ON or OFF" ;; esac
 
 # ---------------------------------------------------------------- toolchain
