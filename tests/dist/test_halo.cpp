@@ -60,6 +60,54 @@ TEST_CASE("zero-gradient boundary mirrors owned cells into the halo") {
   kfuse_test::check_close(v.gather(), want, 0);
 }
 
+TEST_CASE("start() already fills the faces a rank sends itself; fixed faces stay held") {
+  // One dimension periodic (a message to itself with one rank along it), the
+  // other fixed or zero-gradient (mirrored by finish(), never ready early).
+  const std::int64_t n0 = 8, n1 = 6;
+  using B = kfuse::Boundary;
+  const kfuse::GridOptions<2> cases[] = {{1, {true, false}, {B::fixed, B::fixed}},
+                                         {1, {true, false}, {B::fixed, B::zero_gradient}},
+                                         {1, {false, true}, {B::fixed, B::fixed}}};
+  for (const auto& options : cases) {
+    CAPTURE(options.periodic[0]);
+    CAPTURE(int(options.boundary[1]));
+    kfuse::Grid<2> grid(kfuse::Comm(), {n0, n1}, options);
+    kfuse::Array<double, 2> u(grid, "u");
+    u.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { return double(i * 100 + j); });
+    u = u + 1.0;  // owned cells change, the halo still holds the old values
+    kfuse::HaloExchange<2> exchange(grid);
+    exchange.add(u);
+    exchange.start();
+    const auto early = Kokkos::create_mirror(Kokkos::HostSpace(), u.view());  // a copy, always
+    Kokkos::deep_copy(early, u.view());
+    exchange.finish();
+    const std::int64_t h = grid.halo();
+    for (int d = 0; d < 2; ++d) {
+      for (int side = 0; side < 2; ++side) {
+        CAPTURE(d);
+        CAPTURE(side);
+        const bool ready = kfuse_test::face_ready_after_start(grid, d, side);
+        CHECK(exchange.ready_after_start(d, side) == ready);
+        if (!ready) continue;
+        // The face's halo cells next to owned ones, in view coordinates.
+        const std::int64_t face = side == 0 ? 0 : h + grid.local_extent(d);
+        const int e = 1 - d;
+        for (std::int64_t k = h; k < h + grid.local_extent(e); ++k) {
+          const std::int64_t vi = d == 0 ? face : k, vj = d == 0 ? k : face;
+          std::int64_t gi = grid.local_begin(0) + vi - h, gj = grid.local_begin(1) + vj - h;
+          // A periodic face wraps to the owned value (old + 1); a fixed one holds f.
+          if (grid.periodic(d)) {
+            gi = (gi + n0) % n0, gj = (gj + n1) % n1;
+            CHECK(early(vi, vj) == double(gi * 100 + gj) + 1.0);
+          } else {
+            CHECK(early(vi, vj) == double(gi * 100 + gj));
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("gather(root) and reductions over ranks") {
   kfuse::Grid<2> grid(kfuse::Comm(), {9, 5});
   kfuse::Array<float, 2> u(grid, "u");

@@ -31,4 +31,15 @@ void check_close(const std::vector<T>& got, const std::vector<T>& want, double r
   }
 }
 
+/// Whether the halo face on `side` (0: low, 1: high) of dimension d is ready
+/// once a HaloExchange has started, from the grid's topology: periodic with
+/// one rank along d (a message to itself), or a fixed boundary at this
+/// rank's edge (held values).
+template <class Grid>
+bool face_ready_after_start(const Grid& grid, int d, int side) {
+  if (grid.periodic(d)) return grid.ranks(d) == 1;
+  const bool at_edge = side == 0 ? grid.coord(d) == 0 : grid.coord(d) == grid.ranks(d) - 1;
+  return at_edge && grid.boundary(d) == decltype(grid.boundary(d))::fixed;
+}
+
 }  // namespace kfuse_test

@@ -6,17 +6,19 @@
 // last. Used by eager assignments and fused programs (exec/).
 //
 // start() packs and posts the messages; finish() waits and unpacks, so a
-// caller can compute interior points in between (overlap).
+// caller can compute interior points in between (overlap). Messages a rank
+// sends to itself (periodic with one rank along a dimension) are unpacked by
+// start(): those faces, like fixed boundaries, are ready before finish()
+// (ready_after_start()), and overlapped kernels need no margin from them.
 //
 // Data path: every message of the round is a segment of one send buffer and
 // one receive buffer in the arrays' memory space; each array is packed by one
-// kernel ("kfuse:halo-pack") covering all directions, and unpacked by one
-// ("kfuse:halo-unpack"). The buffers are fenced before MPI sees them. MPI gets
-// the device buffers themselves when it can read them (host memory, or a
-// CUDA-aware MPI, see mpi_takes_device_buffers()); otherwise the round is
-// staged through host mirrors (pinned memory under CUDA), one copy each way.
-// Buffers come from a pool and go back to it after finish(), so repeated
-// exchanges of the same arrays allocate nothing.
+// kernel ("kfuse:halo-pack") covering all directions, and unpacked by one per
+// pass ("kfuse:halo-unpack": the messages to itself, then the others). The buffers are fenced
+// before MPI sees them. MPI gets the device buffers themselves when it can read them (host memory,
+// or a CUDA-aware MPI, see mpi_takes_device_buffers()); otherwise the round is staged through host
+// mirrors (pinned memory under CUDA), one copy each way. Buffers come from a pool and go back to it
+// after finish(), so repeated exchanges of the same arrays allocate nothing.
 #pragma once
 
 #include <array>
@@ -283,8 +285,12 @@ class HaloExchange {
     buffers_ = detail::HaloBufferPool::instance().take(send_bytes, recv_bytes, staged);
     in_flight_ = true;
 
-    for (std::size_t a = 0; a < arrays_.size(); ++a) arrays_[a].copy(boxes(false, a), false);
+    for (std::size_t a = 0; a < arrays_.size(); ++a) arrays_[a].copy(boxes(Pass::pack, a), false);
     Kokkos::fence();  // the buffers are complete before MPI or the local copies read them
+    // Messages to this rank need nothing from others: their halo faces are
+    // ready as soon as start() returns (ready_after_start()).
+    for (std::size_t a = 0; a < arrays_.size(); ++a)
+      arrays_[a].copy(boxes(Pass::unpack_self, a), true);
     if (!remote) return;
     if (staged) Kokkos::deep_copy(buffers_.host_send, buffers_.send);
 
@@ -316,7 +322,8 @@ class HaloExchange {
     requests_.clear();
 #endif
     if (buffers_.host_recv.extent(0) > 0) Kokkos::deep_copy(buffers_.recv, buffers_.host_recv);
-    for (std::size_t a = 0; a < arrays_.size(); ++a) arrays_[a].copy(boxes(true, a), true);
+    for (std::size_t a = 0; a < arrays_.size(); ++a)
+      arrays_[a].copy(boxes(Pass::unpack_remote, a), true);
     for (const Entry& e : arrays_) e.mirror();
     for (const Entry& e : arrays_) e.mark_fresh();
     Kokkos::fence();
@@ -328,6 +335,18 @@ class HaloExchange {
   void run() {
     start();
     finish();
+  }
+
+  /// Whether the halo face on side `side` (0: low, 1: high) of dimension d
+  /// is fresh once start() returns, before finish(): its cells come from
+  /// this rank (periodic with one rank along d; start() copies them) or are
+  /// held (a fixed boundary). Overlapped kernels need no margin from it.
+  bool ready_after_start(int d, int side) const {
+    Direction<N> dir{};
+    dir[d] = side == 0 ? -1 : 1;
+    const int rank = links_[Grid<N>::direction_index(dir)].rank;
+    if (rank >= 0) return rank == grid_.comm().rank();
+    return grid_.boundary(d) == Boundary::fixed;  // zero-gradient faces are mirrored by finish()
   }
 
  private:
@@ -387,15 +406,22 @@ class HaloExchange {
     return b;
   }
 
-  /// The boxes of array `a` in this round: the owned cells it sends (pack),
-  /// or the halo cells it receives (unpack) with where each box's values
-  /// are: the receive buffer, or for a message to itself, the send buffer's
+  /// Which boxes a copy kernel covers: every message's owned cells (pack),
+  /// or the halo cells of the messages from this rank itself (unpacked in
+  /// start()) or from other ranks (in finish()).
+  enum class Pass { pack, unpack_self, unpack_remote };
+
+  /// The boxes of array `a` in `pass`: the owned cells it sends (pack), or
+  /// the halo cells it receives (unpack) with where each box's values are:
+  /// the receive buffer, or for a message to itself, the send buffer's
   /// segment for the opposite direction.
-  detail::HaloBoxes<N> boxes(bool unpack, std::size_t a) const {
+  detail::HaloBoxes<N> boxes(Pass pass, std::size_t a) const {
     const int me = grid_.comm().rank();
+    const bool unpack = pass != Pass::pack;
     detail::HaloBoxes<N> result;
     for (const Link& link : links_) {
       if (link.rank < 0) continue;
+      if (unpack && (link.rank == me) != (pass == Pass::unpack_self)) continue;
       std::size_t at = 0;  // of array a in the message
       for (std::size_t k = 0; k < a; ++k) at += padded(link.cells, arrays_[k].element_size);
       char* base;

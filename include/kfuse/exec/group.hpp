@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -246,38 +247,55 @@ auto run_kernel(const std::string& label, const Box<N>& box, const List& list, c
   return acc;
 }
 
-/// The boxes that cover `box` minus its interior `margin` cells in from every
-/// face: two slabs per dimension, disjoint (dimensions before d are already
-/// trimmed to the interior, dimensions after d span the whole box).
+/// Cells in from each face of a box (per dimension: low side, high side).
 template <int N>
-std::vector<Box<N>> boundary_slabs(const Box<N>& box, index_t margin) {
+using FaceMargins = std::array<std::array<index_t, 2>, N>;
+
+/// `box` without `margin` cells in from each face.
+template <int N>
+Box<N> shrink(Box<N> box, const FaceMargins<N>& margin) {
+  for (int d = 0; d < N; ++d) box.lo[d] += margin[d][0], box.hi[d] -= margin[d][1];
+  return box;
+}
+
+/// The boxes that cover `box` minus `shrink(box, margin)`: a slab per face
+/// with a margin, disjoint (dimensions before d are already trimmed to the
+/// interior, dimensions after d span the whole box).
+template <int N>
+std::vector<Box<N>> boundary_slabs(const Box<N>& box, const FaceMargins<N>& margin) {
   std::vector<Box<N>> slabs;
   for (int d = 0; d < N; ++d) {
     for (int side = 0; side < 2; ++side) {
       Box<N> slab = box;
-      for (int e = 0; e < d; ++e) slab.lo[e] += margin, slab.hi[e] -= margin;
+      for (int e = 0; e < d; ++e) slab.lo[e] += margin[e][0], slab.hi[e] -= margin[e][1];
       if (side == 0)
-        slab.hi[d] = std::min(box.hi[d], box.lo[d] + margin);
+        slab.hi[d] = std::min(box.hi[d], box.lo[d] + margin[d][0]);
       else
-        slab.lo[d] = std::max(box.lo[d] + margin, box.hi[d] - margin);
+        slab.lo[d] = std::max(box.lo[d] + margin[d][0], box.hi[d] - margin[d][1]);
       if (slab.size() > 0) slabs.push_back(slab);
     }
   }
   return slabs;
 }
 
-/// Like run_kernel, while `exchange` is in flight: the interior (points
-/// farther than `margin` from the box's faces, which read no halo) runs
-/// first; after the exchange finishes, the boundary slabs run as the
-/// group's second launch, labelled `<label>:boundary` (one launch per slab).
+/// Like run_kernel, while `exchange` is in flight: the interior runs first,
+/// the box less `halo` cells in from each face whose halo is not ready
+/// before the exchange finishes (faces toward other ranks, mirrored faces;
+/// not faces this rank sends to itself or fixed boundaries:
+/// HaloExchange::ready_after_start()), so it reads no halo in flight. After
+/// the exchange finishes, the boundary slabs run as the group's second
+/// launch, labelled `<label>:boundary` (one launch per slab).
 template <int N, class List, class Exchange, class Views = NoViews>
 auto run_kernel_overlapped(const std::string& label, const Box<N>& box, const List& list,
-                           const Comm& comm, Exchange& exchange, index_t margin,
+                           const Comm& comm, Exchange& exchange, index_t halo,
                            const Views& views = {}) {
   using K = KernelTypes<N, List, Views>;
   const typename K::Kernel kernel{list, views};
-  Box<N> interior = box;
-  for (int d = 0; d < N; ++d) interior.lo[d] += margin, interior.hi[d] -= margin;
+  FaceMargins<N> margin;
+  for (int d = 0; d < N; ++d)
+    for (int side = 0; side < 2; ++side)
+      margin[d][side] = exchange.ready_after_start(d, side) ? 0 : halo;
+  const Box<N> interior = shrink<N>(box, margin);
   if (interior.size() == 0) {  // too thin to split: exchange, then one launch
     exchange.run();
     return run_kernel<N>(label, box, list, comm, views);
@@ -286,7 +304,7 @@ auto run_kernel_overlapped(const std::string& label, const Box<N>& box, const Li
   exchange.start();
   launch<N>(label, interior, kernel, &acc);
   exchange.finish();
-  for (const Box<N>& slab : boundary_slabs(box, margin)) {
+  for (const Box<N>& slab : boundary_slabs<N>(box, margin)) {
     typename K::Accumulators part{};
     launch<N>(label + ":boundary", slab, kernel, &part);
     join_launches(acc, part);
