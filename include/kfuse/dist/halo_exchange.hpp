@@ -146,8 +146,9 @@ class HaloBufferPool {
 };
 
 /// Where one array's cells of every message of a round lie: box b (view
-/// coordinates lo, extent) holds cells [first[b], first[b + 1]) of the
-/// launch, stored row-major from data[b] in a buffer.
+/// coordinates lo, extent) holds lines [first[b], first[b + 1]) of the
+/// launch, a line being the box's cells along the last dimension (contiguous
+/// in the view and in the buffer), stored row-major from data[b].
 template <int N>
 struct HaloBoxes {
   static constexpr int max_boxes = 27;
@@ -156,34 +157,44 @@ struct HaloBoxes {
   Kokkos::Array<char*, max_boxes> data{};
   Kokkos::Array<Kokkos::Array<std::int64_t, N>, max_boxes> lo{}, extent{};
 
-  std::int64_t cells() const { return first[count]; }
+  std::int64_t lines() const { return first[count]; }
 };
 
 /// Copies one array's cells between the view and the buffers, every box of a
 /// round in one launch: pack (view to buffers) or unpack (buffers to view).
+/// A team per line: the box and the line's start are found once per line
+/// (not per cell), and the team's threads copy its consecutive cells.
 template <class T, int N, bool Unpack>
 struct HaloCopy {
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+
   view_t<T, N> view;
   HaloBoxes<N> boxes;
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Policy::member_type& team) const {
+    const std::int64_t line = team.league_rank();
     int b = 0;
-    while (t >= boxes.first[b + 1]) ++b;
-    std::int64_t rest = t - boxes.first[b];
-    T* slot = reinterpret_cast<T*>(boxes.data[b]) + rest;
+    while (line >= boxes.first[b + 1]) ++b;
+    std::int64_t rest = line - boxes.first[b];
+    const std::int64_t length = boxes.extent[b][N - 1];
+    T* slot = reinterpret_cast<T*>(boxes.data[b]) + rest * length;
     std::int64_t at[N];
-    for (int d = N - 1; d >= 0; --d) {
+    at[N - 1] = boxes.lo[b][N - 1];
+    for (int d = N - 2; d > 0; --d) {
       at[d] = boxes.lo[b][d] + rest % boxes.extent[b][d];
       rest /= boxes.extent[b][d];
     }
+    if constexpr (N > 1) at[0] = boxes.lo[b][0] + rest;
     T* cell;
     if constexpr (N == 1) cell = &view(at[0]);
     if constexpr (N == 2) cell = &view(at[0], at[1]);
     if constexpr (N == 3) cell = &view(at[0], at[1], at[2]);
-    if (Unpack)
-      *cell = *slot;
-    else
-      *slot = *cell;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, length), [&](std::int64_t k) {
+      if (Unpack)
+        cell[k] = slot[k];
+      else
+        slot[k] = cell[k];
+    });
   }
 };
 
@@ -441,7 +452,7 @@ class HaloExchange {
         result.lo[k][d] = b.lo[d];
         result.extent[k][d] = b.hi[d] - b.lo[d];
       }
-      result.first[k + 1] = result.first[k] + b.size();
+      result.first[k + 1] = result.first[k] + b.size() / result.extent[k][N - 1];
     }
     return result;
   }
@@ -451,13 +462,12 @@ class HaloExchange {
     Entry e;
     e.element_size = sizeof(T);
     e.copy = [view = array.view()](const detail::HaloBoxes<N>& boxes, bool unpack) {
-      if (boxes.cells() == 0) return;
-      const Kokkos::RangePolicy<detail::ExecSpace, Kokkos::IndexType<std::int64_t>> all(
-          0, boxes.cells());
+      if (boxes.lines() == 0) return;
+      const typename detail::HaloCopy<T, N, true>::Policy lines(boxes.lines(), Kokkos::AUTO);
       if (unpack)
-        Kokkos::parallel_for("kfuse:halo-unpack", all, detail::HaloCopy<T, N, true>{view, boxes});
+        Kokkos::parallel_for("kfuse:halo-unpack", lines, detail::HaloCopy<T, N, true>{view, boxes});
       else
-        Kokkos::parallel_for("kfuse:halo-pack", all, detail::HaloCopy<T, N, false>{view, boxes});
+        Kokkos::parallel_for("kfuse:halo-pack", lines, detail::HaloCopy<T, N, false>{view, boxes});
     };
     e.mirror = [array, grid = grid_]() {
       const std::int64_t h = grid.halo();
