@@ -14,11 +14,13 @@
 // Data path: every message of the round is a segment of one send buffer and
 // one receive buffer in the arrays' memory space; each array is packed by one
 // kernel ("kfuse:halo-pack") covering all directions, and unpacked by one per
-// pass ("kfuse:halo-unpack": the messages to itself, then the others). The buffers are fenced
-// before MPI sees them. MPI gets the device buffers themselves when it can read them (host memory,
-// or a CUDA-aware MPI, see mpi_takes_device_buffers()); otherwise the round is staged through host
-// mirrors (pinned memory under CUDA), one copy each way. Buffers come from a pool and go back to it
-// after finish(), so repeated exchanges of the same arrays allocate nothing.
+// pass ("kfuse:halo-unpack": the messages to itself, then the others). The
+// buffers are fenced before MPI sees them. MPI gets the device buffers
+// themselves when it can read them (host memory, or a CUDA-aware MPI, see
+// mpi_takes_device_buffers()); otherwise the round is staged through host
+// mirrors (pinned memory under CUDA), one copy each way. Buffers come from a
+// pool and go back to it after finish(), so repeated exchanges of the same
+// arrays allocate nothing.
 #pragma once
 
 #include <array>
