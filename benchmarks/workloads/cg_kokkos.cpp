@@ -3,8 +3,8 @@
 // overlapped with the interior rows, reductions summed in registers by
 // chunks (solver_hand.hpp):
 //   kernel 1: Ap = A p, pAp = p.Ap          (interior rows, then ":boundary" rows)
-//   kernel 2: x += alpha p, r -= alpha Ap, rr' = r.r
-//   kernel 3: p = r + beta p
+//   kernel 2: r -= alpha Ap, rr' = r.r
+//   kernel 3: x += alpha p, p = r + beta p   (p is read there anyway)
 // and one allreduce after kernels 1 and 2.
 #include "solver_hand.hpp"
 
@@ -28,25 +28,28 @@ struct SpmvDot {
   }
 };
 
-/// x += alpha p, r -= alpha Ap, and r.r.
-struct UpdateXR {
-  View x, r;
-  ConstView p, Ap;
+/// r -= alpha Ap, and r.r.
+struct UpdateR {
+  View r;
+  ConstView Ap;
   double alpha;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
-    x(i) += alpha * p(i);
     const double ri = r(i) - alpha * Ap(i);
     r(i) = ri;
     sums[0] += ri * ri;
   }
 };
 
-/// p = r + beta p.
-struct UpdateP {
-  View p;
+/// x += alpha p, p = r + beta p.
+struct UpdateXP {
+  View x, p;
   ConstView r;
-  double beta;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { p(i) = r(i) + beta * p(i); }
+  double alpha, beta;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    const double pi = p(i);
+    x(i) += alpha * pi;
+    p(i) = r(i) + beta * pi;
+  }
 };
 
 /// The start: r = b - A x, p = r, with r.r and b.b.
@@ -101,14 +104,13 @@ class Hand final : public Variant {
     const double alpha = rr_ / pAp;
 
     double rr_new = 0;
-    reduce<1>(hand_label("cg: x += alpha p, r -= alpha Ap, r.r"), n_,
-              UpdateXR{x_.all, r_, p_.all, Ap_, alpha}, &rr_new);
+    reduce<1>(hand_label("cg: r -= alpha Ap, r.r"), n_, UpdateR{r_, Ap_, alpha}, &rr_new);
     rr_new = comm.allreduce(rr_new, ReduceOp::sum);
     const double beta = rr_new / rr_;
     rr_ = rr_new;
 
-    Kokkos::parallel_for(hand_label("cg: p = r + beta p"), IndexRange(0, n_),
-                         UpdateP{p_.all, r_, beta});
+    Kokkos::parallel_for(hand_label("cg: x += alpha p, p = r + beta p"), IndexRange(0, n_),
+                         UpdateXP{x_.all, p_.all, r_, alpha, beta});
   }
 
   Fields result() const override { return solution_fields(A_, b_, x_.owned_part()); }

@@ -5,8 +5,8 @@
 // by rows, an inner loop along j per row, sums kept in registers for a row
 // (solver_hand.hpp says why):
 //   kernel 1: Ap = 4 p - p(i-1,j) - p(i+1,j) - p(i,j-1) - p(i,j+1), pAp = p.Ap
-//   kernel 2: x += alpha p, r -= alpha Ap, rr' = r.r
-//   kernel 3: p = r + beta p
+//   kernel 2: r -= alpha Ap, rr' = r.r
+//   kernel 3: x += alpha p, p = r + beta p   (p is read there anyway)
 // Dirichlet 0: the physical halo cells of p and x stay 0 (never written).
 #include <string>
 #include <vector>
@@ -35,22 +35,23 @@ struct StencilDot {
   }
 };
 
-struct UpdateXR {
-  View2 x, r, p, Ap;
+struct UpdateR {
+  View2 r, Ap;
   double alpha;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* sums) const {
-    x(i, j) += alpha * p(i, j);
     const double ri = r(i, j) - alpha * Ap(i, j);
     r(i, j) = ri;
     sums[0] += ri * ri;
   }
 };
 
-struct UpdateP {
-  View2 p, r;
-  double beta;
+struct UpdateXP {
+  View2 x, p, r;
+  double alpha, beta;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
-    p(i, j) = r(i, j) + beta * p(i, j);
+    const double pij = p(i, j);
+    x(i, j) += alpha * pij;
+    p(i, j) = r(i, j) + beta * pij;
   }
 };
 
@@ -129,13 +130,14 @@ class Hand final : public Variant {
     const double alpha = rr_ / pAp;
 
     double rr_new = 0;
-    reduce_box<1>(hand_label("cg_matfree: x += alpha p, r -= alpha Ap, r.r"), owned_,
-                  UpdateXR{x_.view(), r_.view(), p_.view(), Ap_.view(), alpha}, &rr_new);
+    reduce_box<1>(hand_label("cg_matfree: r -= alpha Ap, r.r"), owned_,
+                  UpdateR{r_.view(), Ap_.view(), alpha}, &rr_new);
     rr_new = comm.allreduce(rr_new, ReduceOp::sum);
     const double beta = rr_new / rr_;
     rr_ = rr_new;
 
-    for_box(hand_label("cg_matfree: p = r + beta p"), owned_, UpdateP{p_.view(), r_.view(), beta});
+    for_box(hand_label("cg_matfree: x += alpha p, p = r + beta p"), owned_,
+            UpdateXP{x_.view(), p_.view(), r_.view(), alpha, beta});
     p_.mark_halo_stale();
   }
 

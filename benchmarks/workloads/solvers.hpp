@@ -129,8 +129,8 @@ inline double matrix_bytes(const Matrix& A) {
          double(sizeof(Matrix::offset_type)) * double(A.global_rows());
 }
 
-/// CG in 3 kernels: {p, Ap} + A, {x, r, p, Ap}, {r, p}.
-inline double cg_min_bytes(double rows, double matrix) { return 64.0 * rows + matrix; }
+/// CG in 3 kernels: {p, Ap} + A, {r, Ap}, {x, r, p}.
+inline double cg_min_bytes(double rows, double matrix) { return 56.0 * rows + matrix; }
 /// BiCGSTAB in 5 kernels: {p, r, v}, {p, v, r_hat} + A, {s, r, v}, {s, t} + A,
 /// {x, p, s, r, t, r_hat}.
 inline double bicgstab_min_bytes(double rows, double matrix) {

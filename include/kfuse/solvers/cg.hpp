@@ -3,9 +3,11 @@
 // and 2 allreduces (static_assert below):
 //   kernel 1: Ap = A p, pAp = p.Ap                     (ghost import / halo overlapped)
 //   host:     alpha = rr / pAp
-//   kernel 2: x += alpha p, r -= alpha Ap, rr' = r.r
+//   kernel 2: r -= alpha Ap, rr' = r.r
 //   host:     beta = rr' / rr, rr = rr'
-//   kernel 3: p = r + beta p
+//   kernel 3: x += alpha p, p = r + beta p
+// x is updated in kernel 3, which reads p anyway (before overwriting it), not
+// in kernel 2: 8 bytes a row less per iteration than PETSc's order.
 // With the Jacobi preconditioner, z = D^-1 r is never stored: kernel 2 also
 // reduces r.z and kernel 3 computes p = D^-1 r + beta p.
 //
@@ -85,19 +87,14 @@ struct CgScalars {
 /// its temporary). Also what the benchmarks run under every policy.
 template <class Policy = Fused, class Apply, class V, class T>
 auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const CgScalars<T>& c) {
-  return fuse<Policy>(x, r, p, c.rr, c.pAp, c.alpha, c.rr_new, c.beta, temporary<T>,
-                      [apply](auto x, auto r, auto p, auto rr, auto pAp, auto alpha, auto rr_new,
-                              auto beta, auto Ap) {
-                        return seq(assign(Ap, apply(p)),
-                                   reduce(pAp, dot(p, Ap)),
-                                   assign(alpha, rr / pAp),
-                                   assign(x, x + alpha * p),
-                                   assign(r, r - alpha * Ap),
-                                   reduce(rr_new, dot(r, r)),
-                                   assign(beta, rr_new / rr),
-                                   assign(rr, rr_new),
-                                   assign(p, r + beta * p));
-                      });
+  return fuse<Policy>(
+      x, r, p, c.rr, c.pAp, c.alpha, c.rr_new, c.beta, temporary<T>,
+      [apply](auto x, auto r, auto p, auto rr, auto pAp, auto alpha, auto rr_new, auto beta,
+              auto Ap) {
+        return seq(assign(Ap, apply(p)), reduce(pAp, dot(p, Ap)), assign(alpha, rr / pAp),
+                   assign(r, r - alpha * Ap), reduce(rr_new, dot(r, r)), assign(beta, rr_new / rr),
+                   assign(rr, rr_new), assign(x, x + alpha * p), assign(p, r + beta * p));
+      });
 }
 
 /// CG on x (initial guess in, solution out). `apply(v)` gives the operator's
@@ -139,20 +136,15 @@ SolveResult conjugate_gradient(const Apply& apply, V& x, const V& b, const Solve
     const V& dinv = *inverse_diagonal;
     p = dinv * r;
     rz = eval(dot(r, dinv * r));
-    auto iteration = fuse(x, r, p, dinv, rr, rz, pAp, alpha, rz_new, beta, temporary<T>,
-                          [apply](auto x, auto r, auto p, auto dinv, auto rr, auto rz, auto pAp,
-                                  auto alpha, auto rz_new, auto beta, auto Ap) {
-                            return seq(assign(Ap, apply(p)),
-                                       reduce(pAp, dot(p, Ap)),
-                                       assign(alpha, rz / pAp),
-                                       assign(x, x + alpha * p),
-                                       assign(r, r - alpha * Ap),
-                                       reduce(rz_new, dot(r, dinv * r)),
-                                       reduce(rr, dot(r, r)),
-                                       assign(beta, rz_new / rz),
-                                       assign(rz, rz_new),
-                                       assign(p, dinv * r + beta * p));
-                          });
+    auto iteration =
+        fuse(x, r, p, dinv, rr, rz, pAp, alpha, rz_new, beta, temporary<T>,
+             [apply](auto x, auto r, auto p, auto dinv, auto rr, auto rz, auto pAp, auto alpha,
+                     auto rz_new, auto beta, auto Ap) {
+               return seq(assign(Ap, apply(p)), reduce(pAp, dot(p, Ap)), assign(alpha, rz / pAp),
+                          assign(r, r - alpha * Ap), reduce(rz_new, dot(r, dinv * r)),
+                          reduce(rr, dot(r, r)), assign(beta, rz_new / rz), assign(rz, rz_new),
+                          assign(x, x + alpha * p), assign(p, dinv * r + beta * p));
+             });
     static_assert(decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
                   "kfuse::cg: a Jacobi-preconditioned iteration must fuse into at most 3 kernels "
                   "and 2 allreduces");
