@@ -87,14 +87,19 @@ struct CgScalars {
 /// its temporary). Also what the benchmarks run under every policy.
 template <class Policy = Fused, class Apply, class V, class T>
 auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const CgScalars<T>& c) {
-  return fuse<Policy>(
-      x, r, p, c.rr, c.pAp, c.alpha, c.rr_new, c.beta, temporary<T>,
-      [apply](auto x, auto r, auto p, auto rr, auto pAp, auto alpha, auto rr_new, auto beta,
-              auto Ap) {
-        return seq(assign(Ap, apply(p)), reduce(pAp, dot(p, Ap)), assign(alpha, rr / pAp),
-                   assign(r, r - alpha * Ap), reduce(rr_new, dot(r, r)), assign(beta, rr_new / rr),
-                   assign(rr, rr_new), assign(x, x + alpha * p), assign(p, r + beta * p));
-      });
+  return fuse<Policy>(x, r, p, c.rr, c.pAp, c.alpha, c.rr_new, c.beta, temporary<T>,
+                      [apply](auto x, auto r, auto p, auto rr, auto pAp, auto alpha, auto rr_new,
+                              auto beta, auto Ap) {
+                        return seq(assign(Ap, apply(p)),       // kernel 1
+                                   reduce(pAp, dot(p, Ap)),    //
+                                   assign(alpha, rr / pAp),    // host
+                                   assign(r, r - alpha * Ap),  // kernel 2
+                                   reduce(rr_new, dot(r, r)),  //
+                                   assign(beta, rr_new / rr),  // host
+                                   assign(rr, rr_new),         //
+                                   assign(x, x + alpha * p),   // kernel 3 (the old p)
+                                   assign(p, r + beta * p));   //
+                      });
 }
 
 /// CG on x (initial guess in, solution out). `apply(v)` gives the operator's
@@ -136,15 +141,20 @@ SolveResult conjugate_gradient(const Apply& apply, V& x, const V& b, const Solve
     const V& dinv = *inverse_diagonal;
     p = dinv * r;
     rz = eval(dot(r, dinv * r));
-    auto iteration =
-        fuse(x, r, p, dinv, rr, rz, pAp, alpha, rz_new, beta, temporary<T>,
-             [apply](auto x, auto r, auto p, auto dinv, auto rr, auto rz, auto pAp, auto alpha,
-                     auto rz_new, auto beta, auto Ap) {
-               return seq(assign(Ap, apply(p)), reduce(pAp, dot(p, Ap)), assign(alpha, rz / pAp),
-                          assign(r, r - alpha * Ap), reduce(rz_new, dot(r, dinv * r)),
-                          reduce(rr, dot(r, r)), assign(beta, rz_new / rz), assign(rz, rz_new),
-                          assign(x, x + alpha * p), assign(p, dinv * r + beta * p));
-             });
+    auto iteration = fuse(x, r, p, dinv, rr, rz, pAp, alpha, rz_new, beta, temporary<T>,
+                          [apply](auto x, auto r, auto p, auto dinv, auto rr, auto rz, auto pAp,
+                                  auto alpha, auto rz_new, auto beta, auto Ap) {
+                            return seq(assign(Ap, apply(p)),              // kernel 1
+                                       reduce(pAp, dot(p, Ap)),           //
+                                       assign(alpha, rz / pAp),           // host
+                                       assign(r, r - alpha * Ap),         // kernel 2
+                                       reduce(rz_new, dot(r, dinv * r)),  //
+                                       reduce(rr, dot(r, r)),             //
+                                       assign(beta, rz_new / rz),         // host
+                                       assign(rz, rz_new),                //
+                                       assign(x, x + alpha * p),          // kernel 3
+                                       assign(p, dinv * r + beta * p));   //
+                          });
     static_assert(decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
                   "kfuse::cg: a Jacobi-preconditioned iteration must fuse into at most 3 kernels "
                   "and 2 allreduces");
