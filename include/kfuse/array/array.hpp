@@ -7,6 +7,7 @@
 // the hook, defined by kfuse/exec/eager.hpp (included by kfuse/kfuse.hpp).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -89,7 +90,8 @@ class Array {
 
   const Grid<N>& grid() const { return state_->grid; }
   const std::string& label() const { return state_->label; }
-  /// Every cell, index 0 = first halo cell.
+  /// Every cell, index 0 = first halo cell. Unmanaged: the Array (any copy
+  /// of the handle) keeps the memory; use the view while one lives.
   const view_type& view() const { return state_->view; }
   /// The owned cells.
   auto interior() const { return subview_of(owned_box()); }
@@ -136,17 +138,29 @@ class Array {
   const void* storage_id() const { return state_.get(); }
 
  private:
+  /// The storage (a labelled, zero-initialised Kokkos allocation) and the
+  /// view into it, which starts at detail::next_array_offset() within a
+  /// 4 KiB page. The view does not own the memory: the State does.
   struct State {
     Grid<N> grid;
     std::string label;
+    Kokkos::View<char*, detail::MemSpace> storage;
     view_type view;
     bool halo_stale = false;  // zero everywhere is a consistent halo
     State(const Grid<N>& g, std::string l) : grid(g), label(std::move(l)) {
-      std::size_t e[3] = {1, 1, 1};
-      for (int d = 0; d < N; ++d) e[d] = static_cast<std::size_t>(g.local_extent(d) + 2 * g.halo());
-      if constexpr (N == 1) view = view_type(label, e[0]);
-      if constexpr (N == 2) view = view_type(label, e[0], e[1]);
-      if constexpr (N == 3) view = view_type(label, e[0], e[1], e[2]);
+      std::size_t e[3] = {1, 1, 1}, count = 1;
+      for (int d = 0; d < N; ++d) {
+        e[d] = static_cast<std::size_t>(g.local_extent(d) + 2 * g.halo());
+        count *= e[d];
+      }
+      constexpr std::size_t page = 4096;
+      const std::size_t offset = detail::next_array_offset();
+      storage = decltype(storage)(label, count * sizeof(T) + page + offset);
+      const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(storage.data());
+      T* data = reinterpret_cast<T*>((base + page - 1) / page * page + offset);
+      if constexpr (N == 1) view = view_type(data, e[0]);
+      if constexpr (N == 2) view = view_type(data, e[0], e[1]);
+      if constexpr (N == 3) view = view_type(data, e[0], e[1], e[2]);
     }
   };
 

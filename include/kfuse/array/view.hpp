@@ -2,6 +2,9 @@
 // default execution space's memory.
 #pragma once
 
+#include <atomic>
+#include <cstddef>
+
 #include <Kokkos_Core.hpp>
 
 namespace kfuse::detail {
@@ -26,6 +29,17 @@ using MemSpace = ExecSpace::memory_space;
 
 template <class T, int N>
 using view_t = Kokkos::View<typename view_data<T, N>::type, Kokkos::LayoutRight, MemSpace>;
+
+/// Where the next array's data starts within a 4 KiB page: successive arrays
+/// 704 bytes (11 cache lines) apart, so the few arrays one kernel streams
+/// never share an address offset modulo 4 KiB. When a kernel's stores and
+/// the next iteration's loads do, the core stalls each load on the store
+/// (4K aliasing): SWE lost up to 13% to it (docs/benchmarks.md).
+inline std::size_t next_array_offset() {
+  static std::atomic<std::size_t> count{0};
+  constexpr std::size_t line = 64, lines_per_page = 4096 / line, stride = 11;
+  return (count++ * stride % lines_per_page) * line;
+}
 
 /// A rectangular index box in view coordinates, [lo, hi) per dimension.
 template <int N>
