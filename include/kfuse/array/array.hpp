@@ -153,7 +153,7 @@ class Array {
         e[d] = static_cast<std::size_t>(g.local_extent(d) + 2 * g.halo());
         count *= e[d];
       }
-      constexpr std::size_t page = 4096;
+      constexpr std::size_t page = detail::array_page;
       const std::size_t offset = detail::next_array_offset();
       storage = decltype(storage)(label, count * sizeof(T) + page + offset);
       const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(storage.data());

@@ -35,10 +35,11 @@ using view_t = Kokkos::View<typename view_data<T, N>::type, Kokkos::LayoutRight,
 /// never share an address offset modulo 4 KiB. When a kernel's stores and
 /// the next iteration's loads do, the core stalls each load on the store
 /// (4K aliasing): SWE lost up to 13% to it (docs/benchmarks.md).
+inline constexpr std::size_t array_page = 4096;
 inline std::size_t next_array_offset() {
   static std::atomic<std::size_t> count{0};
-  constexpr std::size_t line = 64, lines_per_page = 4096 / line, stride = 11;
-  return (count++ * stride % lines_per_page) * line;
+  constexpr std::size_t line = 64, stride = 11;
+  return (count++ * stride % (array_page / line)) * line;
 }
 
 /// A rectangular index box in view coordinates, [lo, hi) per dimension.
