@@ -90,15 +90,19 @@ kfuse::Comm one_rank() {
 }
 
 /// sum(values) as host launches associate it: each call (a run of
-/// `per_call` consecutive values) sums from zero in order, then the calls'
-/// sums are joined in call order.
+/// `per_call` consecutive values) sums value k of the call into lane
+/// k % host_lanes, in order, joins the lanes pairwise (0+1, 2+3, ..., then
+/// pairs of pairs), and the calls' sums are joined in call order.
 double host_launch_sum(const std::vector<double>& values, std::size_t per_call) {
+  constexpr int lanes = kfuse::detail::host_lanes;
   double total = 0;
   for (std::size_t begin = 0; begin < values.size(); begin += per_call) {
-    double call = 0;
+    double lane[lanes] = {};
     for (std::size_t k = begin; k < std::min(values.size(), begin + per_call); ++k)
-      call += values[k];
-    total += call;
+      lane[(k - begin) % lanes] += values[k];
+    for (int step = 1; step < lanes; step *= 2)
+      for (int l = 0; l + step < lanes; l += 2 * step) lane[l] += lane[l + step];
+    total += lane[0];
   }
   return total;
 }
@@ -333,7 +337,7 @@ TEST_CASE("one kernel reads back what its statements stored, in program order") 
   kfuse_test::check_close(z.gather(), std::vector<double>(nx * ny, 6.0), 0);
 }
 
-TEST_CASE("host reductions are the same bits at any thread count: call sums joined in call order") {
+TEST_CASE("host reductions are the same bits at any thread count: lanes, then calls in order") {
   if (!std::is_same_v<kfuse::detail::ExecSpace, Kokkos::DefaultHostExecutionSpace>) return;
   const kfuse::Comm comm = one_rank();
   kfuse::Scalar<double> total("total");

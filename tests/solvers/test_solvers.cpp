@@ -179,7 +179,8 @@ TEST_CASE("bicgstab matches PETSc KSPBCGS on nonsymmetric matrices") {
                       kfuse::convection_diffusion2d<double>(comm, 30, 30, 2.0, -1.0), 1},
                      true);
 #ifdef KFUSE_MATRICES_DIR
-  compare_with_petsc({"BentPipe2D100", shared_matrix("nonsym/BentPipe2D100.mtx"), 3}, true);
+  // Rounding moves the count by a few: PETSc needs 306-310 iterations over 1-4 ranks.
+  compare_with_petsc({"BentPipe2D100", shared_matrix("nonsym/BentPipe2D100.mtx"), 5}, true);
 #endif
 }
 

@@ -283,12 +283,20 @@ struct RowListKernel {
 #endif
 };
 
+/// Independent accumulators of a host call: point k of a call joins lane
+/// k % host_lanes (counted from the call's first point). One running sum
+/// would chain every point's add to the previous one (an add's latency per
+/// point, and in-order adds that keep the loop from vectorising); lanes let
+/// a vector of consecutive points add into a vector of sums.
+inline constexpr int host_lanes = 8;
+
 /// Host CPUs iterate the innermost dimension (contiguous: LayoutRight) as a
 /// plain loop inside the functor, one call per row (rank 2 and 3) or per
-/// chunk of `chunk` points (rank 1). A call sums its reductions into a local
-/// accumulator (per-point launches leave the running sum in Kokkos' reduction
-/// memory, which the compiler must assume aliases the stored views: a
-/// load-add-store per point and no vectorisation) and stores it in
+/// chunk of `chunk` points (rank 1). A call sums its reductions into local
+/// lane accumulators (per-point launches leave the running sum in Kokkos'
+/// reduction memory, which the compiler must assume aliases the stored
+/// views: a load-add-store per point and no vectorisation), joins the lanes
+/// pairwise (0+1, 2+3, ..., then pairs of pairs) and stores the result in
 /// `partials[call]`; launch joins the partials in call order, so a reduction
 /// is bitwise the same whatever the number of threads.
 template <int N, class Kernel>
@@ -313,11 +321,17 @@ struct InnerLoop {
   template <class... Outer>
   KOKKOS_INLINE_FUNCTION void loop(index_t call, index_t begin, index_t end, Outer... outer) const {
     if constexpr (reduces) {
-      value_type local;
-      kernel.init(local);
-      KFUSE_INDEPENDENT_ITERATIONS
-      for (index_t k = begin; k < end; ++k) kernel(outer..., k, local);
-      partials[call] = local;
+      value_type lane[host_lanes];
+      for (auto& l : lane) kernel.init(l);
+      index_t k = begin;
+      for (; k + host_lanes <= end; k += host_lanes) {
+        KFUSE_INDEPENDENT_ITERATIONS
+        for (int l = 0; l < host_lanes; ++l) kernel(outer..., k + l, lane[l]);
+      }
+      for (int l = 0; k + l < end; ++l) kernel(outer..., k + l, lane[l]);
+      for (int step = 1; step < host_lanes; step *= 2)
+        for (int l = 0; l + step < host_lanes; l += 2 * step) kernel.join(lane[l], lane[l + step]);
+      partials[call] = lane[0];
     } else {
       KFUSE_INDEPENDENT_ITERATIONS
       for (index_t k = begin; k < end; ++k) kernel(outer..., k);
