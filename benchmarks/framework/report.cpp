@@ -88,7 +88,7 @@ void write_markdown(std::ostream& out, const std::vector<Row>& rows, const Strea
   if (!vs_petsc.empty()) out << ", " << ratio(geomean(vs_petsc)) << " vs PETSc";
   out << ".\nTimes: median over " << (rows.empty() ? 0 : rows.front().repetitions)
       << " repetitions of the slowest rank's time per iteration; ratios: medians of "
-         "per-repetition ratios (variants interleaved).\n";
+         "per-repetition ratios (variants interleaved, each round starting one variant later).\n";
   if (!options.command_line.empty()) out << "Command: `" << options.command_line << "`\n";
   for (const Row& r : rows)
     if (r.status != "ok") out << "\nFAIL: " << r.message << "\n";
