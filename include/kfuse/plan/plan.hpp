@@ -149,10 +149,17 @@ struct GroupStep {
   }
 };
 
+/// Parameter positions are bits of a std::uint64_t mask.
+inline constexpr int max_parameters = 64;
+
 /// Bit mask of a hana set of positions (for the small analyses below).
 template <class Set>
 constexpr std::uint64_t mask_of(Set set) {
   return hana::fold_left(hana::to_tuple(set), std::uint64_t{0}, [](std::uint64_t m, auto i) {
+    static_assert(decltype(i)::value < max_parameters,
+                  "kfuse::fuse: a program has at most 64 parameters (your arguments and, under "
+                  "kfuse::Unfused, one temporary per operation); split the statements into two "
+                  "programs, or fuse them with kfuse::Fused or kfuse::PerStatement");
     return m | (std::uint64_t{1} << decltype(i)::value);
   });
 }
