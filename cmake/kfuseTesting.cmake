@@ -42,7 +42,8 @@ set(_kfuse_test_environment
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1)
 if(KFUSE_SANITIZE)
   # Open MPI's own allocations outlive MPI_Finalize: leak reports would drown real errors.
-  list(APPEND _kfuse_test_environment ASAN_OPTIONS=detect_leaks=0
+  # allocator_may_return_null: tests of allocations larger than memory expect an error.
+  list(APPEND _kfuse_test_environment ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1
        UBSAN_OPTIONS=print_stacktrace=1)
 endif()
 

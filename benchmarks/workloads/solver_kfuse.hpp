@@ -103,9 +103,8 @@ class CgSteps final : public Variant {
   }
   void step() override {
     if (steps_++ == 0) {  // the solve's start, as kfuse::cg does it
-      r_ = problem_.b - problem_.op()(x_);
+      kfuse::detail::cg_start(problem_.op(), x_, problem_.b, r_, s_);
       b_norm_ = eval(norm2(problem_.b));
-      s_.rr = eval(dot(r_, r_));
       p_ = r_;
     }
     iteration_();
@@ -163,12 +162,8 @@ class BicgstabSteps final : public Variant {
   }
   void step() override {
     if (steps_++ == 0) {  // the solve's start, as kfuse::bicgstab does it
-      r_ = problem_.b - problem_.op()(x_);
-      r_hat_ = r_;
+      kfuse::detail::bicgstab_start(problem_.op(), x_, problem_.b, r_, r_hat_, c_);
       b_norm_ = eval(norm2(problem_.b));
-      c_.rr = eval(dot(r_, r_));
-      c_.rho = eval(dot(r_, r_hat_));
-      c_.rho_old = 1.0, c_.alpha = 1.0, c_.omega = 1.0;  // with p = v = 0 the first p is r
     }
     iteration_();
   }

@@ -2,5 +2,7 @@
 #pragma once
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/error.hpp"
+#include "kfuse/core/files.hpp"
 #include "kfuse/core/kernel_counter.hpp"
 #include "kfuse/core/kokkos_compat.hpp"
+#include "kfuse/core/sizes.hpp"

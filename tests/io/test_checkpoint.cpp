@@ -167,7 +167,7 @@ TEST_CASE("load errors: kfuse::Error on every rank, arrays unchanged") {
       const std::uint32_t v = 99;
       std::memcpy(s.data() + 8, &v, 4);
     }));
-    CHECK(contains(e, "'version.ckpt' has format version 99; this kfuse reads version 1"));
+    CHECK(contains(e, "'version.ckpt' has format version 99; this kfuse reads versions 1 to 2"));
     unchanged();
   }
   SUBCASE("truncated data") {
@@ -231,16 +231,16 @@ TEST_CASE("save errors: kfuse::Error on every rank, nothing left behind") {
   Fields saved(true);
   SUBCASE("no such directory") {
     const std::string e = error_of([&] { kfuse::save_checkpoint("no/such/dir/x.ckpt", saved.a); });
-    CHECK(contains(e, "kfuse::save_checkpoint: cannot create 'no/such/dir/x.ckpt.tmp."));
+    CHECK(contains(e, "kfuse::save_checkpoint: cannot create 'no/such/dir/x.ckpt.tmp'"));
   }
   SUBCASE("the path is a directory") {
     kfuse_test::on_root(comm, [] { std::filesystem::create_directories("taken.ckpt"); });
     const std::string e = error_of([&] { kfuse::save_checkpoint("taken.ckpt", saved.a); });
-    CHECK(contains(e, "kfuse::save_checkpoint: cannot rename 'taken.ckpt.tmp."));
+    CHECK(contains(e, "kfuse::save_checkpoint: 'taken.ckpt' is a directory"));
     CHECK(std::filesystem::is_directory("taken.ckpt"));
   }
   if (comm.rank() == 0)
     for (const auto& entry : std::filesystem::directory_iterator("."))
-      CHECK_FALSE(contains(entry.path().filename().string(), ".tmp."));
+      CHECK_FALSE(contains(entry.path().filename().string(), ".tmp"));
   comm.barrier();
 }

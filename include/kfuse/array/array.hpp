@@ -69,8 +69,20 @@ class Array {
   using view_type = detail::view_t<T, N>;
   static constexpr int rank = N;
 
-  /// Collective. Zero-initialised, owned cells and halo.
-  Array(const Grid<N>& grid, std::string label = "array")
+  /// Collective. Zero-initialised, owned cells and halo. Memory that cannot
+  /// be had (on any rank) is a kfuse::Error on every rank.
+  Array(const Grid<N>& grid, std::string label = "array") {
+    std::string error;
+    try {
+      state_ = std::make_shared<State>(grid, std::move(label));
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    grid.base_comm().agree_or_throw(error);
+  }
+  /// Not collective: a failed allocation throws on this rank only, for
+  /// callers that agree on their own outcome (a program's binding).
+  Array(const Grid<N>& grid, std::string label, detail::LocalErrors)
       : state_(std::make_shared<State>(grid, std::move(label))) {}
 
   Array(const Array&) = default;  // shares storage (handle semantics)
@@ -148,19 +160,18 @@ class Array {
     view_type view;
     bool halo_stale = false;  // zero everywhere is a consistent halo
     State(const Grid<N>& g, std::string l) : grid(g), label(std::move(l)) {
-      std::size_t e[3] = {1, 1, 1}, count = 1;
-      for (int d = 0; d < N; ++d) {
-        e[d] = static_cast<std::size_t>(g.local_extent(d) + 2 * g.halo());
-        count *= e[d];
-      }
+      std::array<index_t, N> e{};  // with the halo; the Grid checked their product
+      for (int d = 0; d < N; ++d) e[d] = g.local_extent(d) + 2 * g.halo();
       constexpr std::size_t page = detail::array_page;
       const std::size_t offset = detail::next_array_offset();
-      storage = decltype(storage)(label, count * sizeof(T) + page + offset);
+      storage = detail::allocate_view<decltype(storage)>("kfuse::Array", label, e, sizeof(T),
+                                                         page + offset);
       const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(storage.data());
       T* data = reinterpret_cast<T*>((base + page - 1) / page * page + offset);
-      if constexpr (N == 1) view = view_type(data, e[0]);
-      if constexpr (N == 2) view = view_type(data, e[0], e[1]);
-      if constexpr (N == 3) view = view_type(data, e[0], e[1], e[2]);
+      auto n = [&](int d) { return static_cast<std::size_t>(e[d]); };
+      if constexpr (N == 1) view = view_type(data, n(0));
+      if constexpr (N == 2) view = view_type(data, n(0), n(1));
+      if constexpr (N == 3) view = view_type(data, n(0), n(1), n(2));
     }
   };
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -19,6 +20,7 @@
 
 #include "kfuse/array/view.hpp"
 #include "kfuse/core/config.hpp"
+#include "kfuse/core/error.hpp"
 #include "kfuse/dist/row_map.hpp"
 
 namespace kfuse {
@@ -44,8 +46,20 @@ class Vector {
   static constexpr int domain = 4;
   static constexpr int rank = 1;  ///< of view()
 
-  /// Collective. Zero-initialised.
-  Vector(const RowMap& map, std::string label = "vector")
+  /// Collective. Zero-initialised. Memory that cannot be had (on any rank)
+  /// is a kfuse::Error on every rank.
+  Vector(const RowMap& map, std::string label = "vector") {
+    std::string error;
+    try {
+      state_ = std::make_shared<State>(map, std::move(label));
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    map.base_comm().agree_or_throw(error);
+  }
+  /// Not collective: a failed allocation throws on this rank only, for
+  /// callers that agree on their own outcome (a program's binding).
+  Vector(const RowMap& map, std::string label, detail::LocalErrors)
       : state_(std::make_shared<State>(map, std::move(label))) {}
 
   Vector(const Vector&) = default;  // shares storage (handle semantics)
@@ -143,7 +157,10 @@ class Vector {
     view_type view;
     std::vector<GhostBuffer> ghosts;  // one per matrix this vector was multiplied by
     State(const RowMap& m, std::string l)
-        : map(m), label(std::move(l)), view(label, static_cast<std::size_t>(m.local_size())) {}
+        : map(m),
+          label(std::move(l)),
+          view(detail::allocate_view<view_type>("kfuse::Vector", label,
+                                                std::array<index_t, 1>{m.local_size()}, sizeof(T))) {}
   };
   GhostBuffer* find(const void* matrix) const {
     for (GhostBuffer& g : state_->ghosts)

@@ -2,10 +2,19 @@
 // default execution space's memory.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstddef>
+#include <exception>
+#include <limits>
+#include <optional>
+#include <string>
 
 #include <Kokkos_Core.hpp>
+
+#include "kfuse/core/config.hpp"
+#include "kfuse/core/error.hpp"
+#include "kfuse/core/sizes.hpp"
 
 namespace kfuse::detail {
 
@@ -40,6 +49,37 @@ inline std::size_t next_array_offset() {
   static std::atomic<std::size_t> count{0};
   constexpr std::size_t line = 64, stride = 11;
   return (count++ * stride % (array_page / line)) * line;
+}
+
+/// Tag of the handle constructors that throw on this rank only.
+struct LocalErrors {};
+inline constexpr LocalErrors local_errors{};
+
+/// A labelled, zero-initialised 1-D View of the product of `extents` values
+/// of `element` bytes, plus `extra` bytes (a multiple of the View's value
+/// size). A size that overflows, or memory the space cannot give (Kokkos
+/// throws std::runtime_error or std::bad_alloc), is a kfuse::Error naming the
+/// API, the label and the fix, thrown on this rank.
+template <class View, std::size_t N>
+View allocate_view(const char* api, const std::string& label,
+                   const std::array<index_t, N>& extents, std::size_t element,
+                   std::size_t extra = 0) {
+  std::string shape;
+  for (std::size_t d = 0; d < N; ++d) shape += (d ? " x " : "") + std::to_string(extents[d]);
+  const std::optional<index_t> elements = checked_product(extents);
+  const std::optional<index_t> bytes =
+      elements ? checked_product(*elements, static_cast<index_t>(element)) : std::nullopt;
+  if (!bytes || *bytes > std::numeric_limits<index_t>::max() - static_cast<index_t>(extra))
+    throw Error(error_message(api, " '", label, "': ", shape, " values of ", element,
+                              " bytes overflow a 64-bit size; use more ranks"));
+  const std::size_t total = static_cast<std::size_t>(*bytes) + extra;
+  try {
+    return View(label, total / sizeof(typename View::value_type));
+  } catch (const std::exception& e) {
+    throw Error(error_message(api, " '", label, "': cannot allocate ", describe_bytes(double(total)),
+                              " (", shape, " values of ", element, " bytes): ", e.what(),
+                              "; use more ranks (or nodes) or a smaller problem"));
+  }
 }
 
 /// A rectangular index box in view coordinates, [lo, hi) per dimension.

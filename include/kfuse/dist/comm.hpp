@@ -64,6 +64,21 @@ class Comm {
     return value;
   }
 
+  /// Reduces a value over the ranks of this communicator that share this
+  /// rank's node (memory), e.g. what they are about to allocate. Collective.
+  template <class T>
+  T node_allreduce(T value, ReduceOp op) const {
+#if KFUSE_ENABLE_MPI
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+    MPI_Allreduce(MPI_IN_PLACE, &value, 1, mpi_type<T>(), mpi_op(op), node);
+    MPI_Comm_free(&node);
+#else
+    (void)op;
+#endif
+    return value;
+  }
+
   /// Collective: throws the same kfuse::Error on every rank when any rank
   /// passes a non-empty message (the lowest failing rank's message wins,
   /// prefixed with that rank when there are several ranks).

@@ -4,12 +4,15 @@
 // Grid is a handle: copies share the decomposition.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <limits>
 #include <memory>
 #include <string>
 
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/error.hpp"
+#include "kfuse/core/sizes.hpp"
 #include "kfuse/dist/comm.hpp"
 
 namespace kfuse {
@@ -46,7 +49,12 @@ class Grid {
 
   static constexpr int rank = N;
 
+  /// The Cartesian communicator of the decomposition (neighbour messages).
   const Comm& comm() const { return impl_->comm; }
+  /// The communicator the grid was made on, from which comm() derives. Checks
+  /// that span several grids (a program's binding, a checkpoint) agree on it:
+  /// every grid made on it has a Cartesian communicator of its own.
+  const Comm& base_comm() const { return impl_->base; }
   index_t global_extent(int d) const { return impl_->global[d]; }
   index_t local_extent(int d) const { return impl_->local[d]; }
   index_t local_begin(int d) const { return impl_->begin[d]; }
@@ -97,21 +105,27 @@ class Grid {
 
   /// "100x80 (halo 1, periodic x-)" — for error messages and explain().
   std::string describe() const {
-    std::string s;
-    for (int d = 0; d < N; ++d) s += (d ? "x" : "") + std::to_string(impl_->global[d]);
+    std::string s = describe_extents(impl_->global);
     s += " (halo " + std::to_string(halo()) + ", periodic ";
     for (int d = 0; d < N; ++d) s += periodic(d) ? 'y' : 'n';
     return s + ")";
   }
 
  private:
+  /// "100x80"
+  template <class E>
+  static std::string describe_extents(const std::array<E, N>& extents) {
+    std::string s;
+    for (int d = 0; d < N; ++d) s += (d ? "x" : "") + std::to_string(extents[d]);
+    return s;
+  }
   static index_t split_begin(index_t n, int parts, int c) {
     const index_t base = n / parts, rem = n % parts;
     return c * base + (c < rem ? c : rem);
   }
 
   struct Impl {
-    Comm comm;
+    Comm base, comm;
     Extents global{}, local{}, begin{};
     GridOptions<N> options;
     std::array<int, N> dims{}, coords{};
@@ -121,7 +135,7 @@ class Grid {
 #endif
 
     Impl(const Comm& parent, const Extents& extents, const GridOptions<N>& opts)
-        : global(extents), options(opts) {
+        : base(parent), comm(parent), global(extents), options(opts) {
       const char* api = "kfuse::Grid";
       for (int d = 0; d < N; ++d) {
         parent.check_same(extents[d], api, "extents in dimension " + std::to_string(d));
@@ -130,23 +144,24 @@ class Grid {
         parent.check_same(opts.ranks[d], api, "ranks per dimension");
       }
       parent.check_same(opts.halo, api, "halo widths");
-      std::string error;
-      for (int d = 0; d < N && error.empty(); ++d)
-        if (extents[d] < 1)
-          error = detail::error_message(api, ": extent ", extents[d], " in dimension ", d,
-                                        " must be at least 1");
-      if (error.empty() && opts.halo < 0)
-        error = detail::error_message(api, ": halo width ", opts.halo, " must be >= 0");
+      // Every rank passed the same values: the checks below fail on all alike.
+      std::string error = check_arguments(parent.size(), extents, opts);
       parent.agree_or_throw(error);
       decompose(parent);
+      std::array<index_t, N> padded{};
       for (int d = 0; d < N; ++d) {
         begin[d] = split_begin(global[d], dims[d], coords[d]);
         local[d] = split_begin(global[d], dims[d], coords[d] + 1) - begin[d];
+        padded[d] = local[d] + 2 * index_t{opts.halo};
         if (error.empty() && local[d] < opts.halo)
           error = detail::error_message(api, ": the local extent ", local[d], " in dimension ", d,
                                         " is smaller than the halo width ", opts.halo,
                                         "; use fewer ranks or a smaller halo");
       }
+      if (error.empty() && !detail::checked_product(padded))
+        error = detail::error_message(api, ": this rank's block with its halo has more than ",
+                                      std::numeric_limits<index_t>::max(),
+                                      " cells; use more ranks");
       comm.agree_or_throw(error);
       for (int i = 0; i < 27; ++i) neighbors[i] = -1;
       Direction<N> dir;
@@ -163,16 +178,41 @@ class Grid {
     Impl(const Impl&) = delete;
     Impl& operator=(const Impl&) = delete;
 
+    /// What is wrong with the (agreed) arguments on a communicator of `size`
+    /// ranks, or "": checked before MPI_Dims_create, which aborts the job on
+    /// ranks it cannot satisfy, and before any size is computed from extents.
+    static std::string check_arguments(int size, const Extents& extents,
+                                       const GridOptions<N>& opts) {
+      const char* api = "kfuse::Grid";
+      for (int d = 0; d < N; ++d)
+        if (extents[d] < 1)
+          return detail::error_message(api, ": extent ", extents[d], " in dimension ", d,
+                                       " must be at least 1");
+      if (!detail::checked_product(extents))
+        return detail::error_message(api, ": the extents ", describe_extents(extents),
+                                     " have more than ", std::numeric_limits<index_t>::max(),
+                                     " points in all; use smaller extents");
+      if (opts.halo < 0) return detail::error_message(api, ": halo width ", opts.halo, " must be >= 0");
+      index_t fixed = 1;
+      bool all_fixed = true;
+      for (int d = 0; d < N; ++d) {
+        if (opts.ranks[d] < 0)
+          return detail::error_message(api, ": GridOptions::ranks[", d, "] is ", opts.ranks[d],
+                                       "; give a positive number of ranks, or 0 to let MPI choose");
+        all_fixed = all_fixed && opts.ranks[d] > 0;
+        fixed = std::min<index_t>(fixed * std::max(opts.ranks[d], 1), index_t{1} << 40);
+      }
+      if (all_fixed ? fixed != size : size % fixed != 0)
+        return detail::error_message(api, ": GridOptions::ranks ", describe_extents(opts.ranks),
+                                     all_fixed ? " asks for " : " asks for a multiple of ", fixed,
+                                     " ranks, but the communicator has ", size,
+                                     "; set a dimension's ranks to 0 to let MPI choose it");
+      return {};
+    }
+
     void decompose(const Comm& parent) {
 #if KFUSE_ENABLE_MPI
       dims = options.ranks;
-      std::string error;
-      index_t fixed = 1;
-      for (int d = 0; d < N; ++d) fixed *= dims[d] > 0 ? dims[d] : 1;
-      if (parent.size() % fixed != 0)
-        error = detail::error_message("kfuse::Grid: GridOptions::ranks asks for a multiple of ",
-                                      fixed, " ranks, but the communicator has ", parent.size());
-      parent.agree_or_throw(error);
       MPI_Dims_create(parent.size(), N, dims.data());
       std::array<int, N> periods{};
       for (int d = 0; d < N; ++d) periods[d] = options.periodic[d] ? 1 : 0;

@@ -49,6 +49,8 @@ class RowMap {
   }
 
   const Comm& comm() const { return impl_->comm; }
+  /// The communicator the map was made on: comm() itself (Grid::base_comm's twin).
+  const Comm& base_comm() const { return impl_->comm; }
   index_t global_size() const { return impl_->offsets.back(); }
   index_t local_size() const { return size_of(impl_->comm.rank()); }
   /// First global row owned by this rank.

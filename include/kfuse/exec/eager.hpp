@@ -99,8 +99,10 @@ bool prepare_leaves(const char* api, const E& e, const space_t<D>& space,
   } catch (const Error& failure) {
     error = failure.what();
   }
-  // A mismatch on one rank only (other ranks would wait in the exchange) throws on all.
-  space.comm().agree_or_throw(error);
+  // A mismatch on one rank only (other ranks would wait in the exchange) throws
+  // on all; agreed on the communicator the space was made on, which is the
+  // same for every grid of a run, unlike a grid's own Cartesian one.
+  space.base_comm().agree_or_throw(error);
   return aliased;
 }
 

@@ -279,22 +279,39 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
     } catch (const Error& e) {
       error = e.what();
     }
-    if (const auto comm = comm_of(args)) comm->agree_or_throw(error);
+    if (const auto comm = agreement_comm(args, error)) comm->agree_or_throw(error);
     else if (!error.empty()) throw Error(error);
     // emplace, not assignment: Array::operator= copies values, a rebind swaps handles.
     binding_.emplace(std::move(*binding));
     labels_ = make_labels();
   }
 
-  /// The communicator of the first distributed argument, if any.
-  static std::optional<Comm> comm_of(const ArgTuple& args) {
+  /// The communicator the binding's checks agree on, if any argument is
+  /// distributed: the one the grids and row maps of the arguments were made
+  /// on (base_comm). Not a grid's own Cartesian communicator: a rank whose
+  /// argument lives on another grid would enter the agreement on another
+  /// communicator than the others and wait forever. Arguments made on
+  /// different communicators are an error (`error`, if still empty).
+  static std::optional<Comm> agreement_comm(const ArgTuple& args, std::string& error) {
     std::optional<Comm> comm;
+    std::string first;
+    auto visit = [&](const Comm& base, const std::string& label) {
+      if (!comm) {
+        comm = base;
+        first = label;
+      } else if (base != *comm && error.empty()) {
+        error = detail::error_message("kfuse::fuse: arguments '", first, "' and '", label,
+                                      "' live on grids or row maps made on different "
+                                      "communicators; bind arguments of one communicator");
+      }
+    };
     detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>, detail::hana::int_c<int(sizeof...(Args))>), [&](auto i) {
       using A = std::tuple_element_t<i, ArgTuple>;
+      const auto& arg = std::get<i>(args);
       if constexpr (detail::is_matrix_operand<A>::value)
-        if (!comm) comm = std::get<i>(args).range().comm();
+        visit(arg.range().base_comm(), arg.label());
       if constexpr (detail::is_space_handle<A>::value)
-        if (!comm) comm = detail::space_of(std::get<i>(args)).comm();
+        visit(detail::space_of(arg).base_comm(), arg.label());
     });
     return comm;
   }
@@ -522,7 +539,7 @@ auto Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_binding(
               if (!grid)
                 throw Error("kfuse::fuse: a kernel reads only temporaries and indices, so its grid "
                             "is unknown; use an array of the grid in that statement");
-              std::get<i>(b).emplace(*grid, name_of(i));
+              std::get<i>(b).emplace(*grid, name_of(i), detail::local_errors);  // bind() agrees
             }
           }
         });

@@ -1,24 +1,35 @@
 // Checkpoint and restart: save_checkpoint(path, arrays...) writes the owned
 // cells of any number of arrays (float or double, rank 1 to 3, any grids of
-// one communicator) into one file; load_checkpoint(path, arrays...) reads
-// them back at any rank count, bit for bit. Both are collective.
+// one communicator, distinct labels) into one file; load_checkpoint(path,
+// arrays...) reads them back at any rank count, bit for bit. Both are
+// collective.
 //
-// The file is independent of the decomposition (format version 1; integers
+// The file is independent of the decomposition (format version 2; integers
 // in the writer's byte order, which the byte-order mark lets a reader check):
 //
 //   offset 0   char[8]  "KFUSECKP"
-//          8   u32      format version (1)
+//          8   u32      format version (2; version 1 files, without
+//                       checksums, still load)
 //         12   u32      byte-order mark 0x01020304
 //         16   u64      header size H: the first array's data starts at H
 //         24   u32      array count
 //         28   per array: u32 label length, label; u32 type length, type
-//              ("float32" or "float64"); u32 rank N; N x i64 global extents
+//              ("float32" or "float64"); u32 rank N; N x i64 global extents;
+//              u64 checksum of its data (version 2)
 //          H   per array, in order: its global owned cells, row-major, no padding
+//
+// The checksum of an array is the sum, modulo 2^64, of mix(bits + mix(index))
+// over its cells (index: the global row-major position, bits: the value's,
+// mix: splitmix64's finaliser). A sum, so every rank adds its own block and
+// one allreduce combines them, whatever the decomposition; a changed value
+// changes it except with probability 2^-64. A load checks it before any array
+// changes.
 //
 // With MPI every rank writes and reads its own block through an MPI-IO
 // subarray view; without MPI the one rank uses a std::fstream.
-// A save writes to `<path>.tmp.<token>` and rank 0 renames it to `path` only
-// once every rank has written, so a crash never leaves a torn checkpoint.
+// A save writes to `<path>.tmp` (replacing what a killed save left there),
+// syncs it, and rank 0 renames it to `path` only once every rank has written,
+// then syncs the directory: a crash never leaves a torn checkpoint.
 //
 // Only owned cells are saved. A load marks the halos stale (periodic and
 // zero-gradient halos are refreshed by the next stencil read) and leaves
@@ -27,13 +38,14 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -43,6 +55,7 @@
 #include "kfuse/array/array.hpp"
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/error.hpp"
+#include "kfuse/core/files.hpp"
 #include "kfuse/dist/comm.hpp"
 #include "kfuse/io/common.hpp"
 
@@ -50,7 +63,7 @@ namespace kfuse {
 namespace detail {
 
 inline constexpr char checkpoint_magic[8] = {'K', 'F', 'U', 'S', 'E', 'C', 'K', 'P'};
-inline constexpr std::uint32_t checkpoint_version = 1;
+inline constexpr std::uint32_t checkpoint_version = 2;  // written; 1 and 2 are read
 inline constexpr std::uint32_t checkpoint_byte_order = 0x01020304;
 inline constexpr std::size_t checkpoint_prefix_size = 28;  // magic .. array count
 
@@ -67,10 +80,46 @@ const char* checkpoint_type_name() {
   return std::is_same_v<T, float> ? "float32" : "float64";
 }
 
+/// splitmix64's finaliser: a bijection of 64-bit words that scatters every
+/// input bit over the whole output.
+inline std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// This rank's part of an array's checksum (see the file comment): `block`
+/// holds its owned cells as owned_block gives them.
+template <class T, int N>
+std::uint64_t block_checksum(const Grid<N>& grid, const std::vector<T>& block) {
+  using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  static_assert(sizeof(Bits) == sizeof(T));
+  index_t begin[3] = {0, 0, 0}, extent[3] = {1, 1, 1}, global[3] = {1, 1, 1};
+  for (int d = 0; d < N; ++d) {
+    begin[d] = grid.local_begin(d);
+    extent[d] = grid.local_extent(d);
+    global[d] = grid.global_extent(d);
+  }
+  std::uint64_t sum = 0;
+  std::size_t n = 0;
+  for (index_t i = 0; i < extent[0]; ++i)
+    for (index_t j = 0; j < extent[1]; ++j) {
+      const auto row = static_cast<std::uint64_t>(((begin[0] + i) * global[1] + begin[1] + j) *
+                                                  global[2] + begin[2]);
+      for (index_t k = 0; k < extent[2]; ++k, ++n) {
+        Bits bits;
+        std::memcpy(&bits, &block[n], sizeof bits);
+        sum += mix64(std::uint64_t{bits} + mix64(row + static_cast<std::uint64_t>(k)));
+      }
+    }
+  return sum;
+}
+
 /// What a checkpoint says about one array.
 struct CheckpointEntry {
   std::string label, type;
   std::vector<index_t> extents;
+  std::uint64_t checksum = 0;  // version 2
 
   std::uint64_t bytes() const {
     std::uint64_t n = type == "float32" ? 4 : 8;
@@ -95,6 +144,7 @@ struct CheckpointEntry {
 /// The header (everything before the data), encoded and decoded.
 struct CheckpointHeader {
   std::vector<CheckpointEntry> arrays;
+  std::uint32_t version = checkpoint_version;  // of a decoded file; encode() writes the current
 
   std::string encode() const {
     auto put = [](std::string& out, const auto& value) {
@@ -108,6 +158,7 @@ struct CheckpointHeader {
       }
       put(entries, static_cast<std::uint32_t>(e.extents.size()));
       for (index_t x : e.extents) put(entries, static_cast<std::int64_t>(x));
+      put(entries, e.checksum);
     }
     std::string out(checkpoint_magic, sizeof checkpoint_magic);
     put(out, checkpoint_version);
@@ -117,9 +168,11 @@ struct CheckpointHeader {
     return out + entries;
   }
 
+  /// Bytes of the header as encode() writes it (the current version).
   std::uint64_t size() const { return encode().size(); }
-  std::uint64_t file_size() const {
-    std::uint64_t n = size();
+  /// Bytes of all arrays' data.
+  std::uint64_t data_size() const {
+    std::uint64_t n = 0;
     for (const CheckpointEntry& e : arrays) n += e.bytes();
     return n;
   }
@@ -138,15 +191,16 @@ struct CheckpointHeader {
     std::memcpy(&header_size, bytes.data() + 16, 8);
     if (order != checkpoint_byte_order)
       return error_message("'", name, "' was written with another byte order");
-    if (version != checkpoint_version)
+    if (version < 1 || version > checkpoint_version)
       return error_message("'", name, "' has format version ", version,
-                           "; this kfuse reads version ", checkpoint_version);
+                           "; this kfuse reads versions 1 to ", checkpoint_version);
     return {};
   }
 
   /// Decodes a whole header (prefix already checked): "" or what is wrong.
   static std::string decode(const std::string& name, const std::string& bytes,
                             CheckpointHeader& out) {
+    std::memcpy(&out.version, bytes.data() + 8, 4);
     std::size_t at = 16 + 8;
     bool short_read = false;
     auto get = [&](auto& value) {
@@ -181,6 +235,7 @@ struct CheckpointHeader {
           return error_message("'", name, "' has a corrupt header (array ", i, ": extent ", x, ")");
         e.extents.push_back(x);
       }
+      if (out.version >= 2) get(e.checksum);
       out.arrays.push_back(std::move(e));
     }
     if (short_read || at != bytes.size())
@@ -193,6 +248,7 @@ struct CheckpointHeader {
 /// Rank 0: reads the header bytes of `path` and the file's size; "" or what is wrong.
 inline std::string read_checkpoint_header(const std::string& path, std::string& bytes,
                                           std::uint64_t& file_size) {
+  if (std::string error = not_regular_file(path, false); !error.empty()) return error;
   std::ifstream in(path, std::ios::binary);
   if (!in) return error_message("cannot open '", path, "' for reading: ", std::strerror(errno));
   in.seekg(0, std::ios::end);
@@ -222,7 +278,8 @@ inline std::string read_checkpoint_header(const std::string& path, std::string& 
 /// opened is agreed on, so a failed open skips the rest on every rank alike.
 class CheckpointFile {
  public:
-  CheckpointFile(const Comm& comm, const std::string& path, bool write) : path_(path) {
+  CheckpointFile(const Comm& comm, const std::string& path, bool write)
+      : path_(path), write_(write) {
     const char* what = write ? "create" : "open";
 #if KFUSE_ENABLE_MPI
     // Every rank first opens the file with the C++ library (rank 0 creating
@@ -303,6 +360,9 @@ class CheckpointFile {
       rc = write ? MPI_File_write_at(file_, 0, block, count, type, &status)
                  : MPI_File_read_at(file_, 0, block, count, type, &status);
     if (count > 0) MPI_Type_free(&view);
+    // Back to plain bytes from offset 0, for write_at (the header goes last).
+    const int reset = MPI_File_set_view(file_, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    if (rc == MPI_SUCCESS) rc = reset;
     int moved = 0;
     if (rc == MPI_SUCCESS) MPI_Get_count(&status, type, &moved);
     if (rc != MPI_SUCCESS)
@@ -323,16 +383,22 @@ class CheckpointFile {
 #endif
   }
 
-  /// Collective; flushes what was written.
+  /// Collective; what was written reaches the storage device (MPI_File_sync,
+  /// fsync) before the file closes.
   void close() {
     if (!ok_) return;
     ok_ = false;
 #if KFUSE_ENABLE_MPI
+    if (write_) {
+      const int rc = MPI_File_sync(file_);
+      if (rc != MPI_SUCCESS) fail(rc, "sync");
+    }
     const int rc = MPI_File_close(&file_);
     if (rc != MPI_SUCCESS) fail(rc, "close");
 #else
     stream_.close();
     if (!stream_) fail("close");
+    if (write_) record(sync_file(path_));
 #endif
   }
 
@@ -359,23 +425,34 @@ class CheckpointFile {
   std::fstream stream_;
 #endif
   std::string path_;
+  bool write_;
   std::string error_;
   bool ok_ = false;
 };
 
-/// Collective checks shared by save and load: one path, one communicator,
-/// and (with MPI) extents that MPI-IO's int counts can describe.
+/// Collective checks shared by save and load: one path, arrays of one
+/// communicator with distinct labels, the same arrays on every rank, and (with
+/// MPI) extents that MPI-IO's int counts can describe. Returns the
+/// communicator the arrays' grids were made on, which the call then uses:
+/// unlike a grid's own Cartesian communicator, it is the same on a rank that
+/// passed an array of another grid.
 template <class First, class... Rest>
-void check_checkpoint_arguments(const char* api, const std::string& path, const First& first,
-                                const Rest&... rest) {
-  const Comm& comm = first.grid().comm();
+const Comm& check_checkpoint_arguments(const char* api, const std::string& path,
+                                       const First& first, const Rest&... rest) {
+  const Comm& comm = first.grid().base_comm();
   check_same_path(comm, api, path);
-  std::string error;
+  std::string error, arrays;
+  std::set<std::string> labels;
   auto check = [&](const auto& a) {
+    const CheckpointEntry entry = CheckpointEntry::of(a);
+    arrays += (arrays.empty() ? "'" : ", '") + entry.label + "' " + entry.describe();
     if (!error.empty()) return;
-    if (a.grid().comm() != comm)
+    if (a.grid().base_comm() != comm)
       error = error_message("array '", a.label(), "' lives on another communicator than '",
                             first.label(), "'; checkpoint arrays of one communicator together");
+    else if (!labels.insert(a.label()).second)
+      error = error_message("two arrays are labelled '", a.label(),
+                            "'; a checkpoint tells arrays apart by label: give each its own");
 #if KFUSE_ENABLE_MPI
     constexpr index_t most = std::numeric_limits<int>::max();
     for (int d = 0; d < std::decay_t<decltype(a)>::rank; ++d)
@@ -390,6 +467,8 @@ void check_checkpoint_arguments(const char* api, const std::string& path, const 
   check(first);
   (check(rest), ...);
   comm.agree_or_throw(with_api(api, error));
+  check_same_as_root(comm, api, "arrays", arrays);
+  return comm;
 }
 
 /// "u, v" for messages.
@@ -418,18 +497,15 @@ inline std::string compare_checkpoint(const std::string& path, const CheckpointH
   return {};
 }
 
-/// A name for the temporary file that no concurrent save of the same path uses.
-inline std::string temporary_name(const Comm& comm, const std::string& path) {
-  std::int64_t token = 0;
-  if (comm.rank() == 0) token = static_cast<std::int64_t>(std::random_device{}() & 0x7fffffff);
-  token = comm.allreduce(token, ReduceOp::max);
-  return path + ".tmp." + std::to_string(token);
-}
+/// Where a save writes before the rename. One name per path: a save killed
+/// mid-write leaves at most this file, and the next save replaces it.
+inline std::string temporary_name(const std::string& path) { return path + ".tmp"; }
 
 }  // namespace detail
 
-/// Collective: writes the owned cells of `arrays` (Array<float or double, N>)
-/// to `path`, replacing an older file only once the new one is complete.
+/// Collective: writes the owned cells of `arrays` (Array<float or double, N>,
+/// distinct labels) to `path`, replacing an older file only once the new one
+/// is complete and synced.
 template <class... A>
 void save_checkpoint(const std::string& path, const A&... arrays) {
   static_assert(sizeof...(A) >= 1,
@@ -438,41 +514,56 @@ void save_checkpoint(const std::string& path, const A&... arrays) {
                 "kfuse::save_checkpoint(path, arrays...): arrays must be kfuse::Array<float, N> "
                 "or kfuse::Array<double, N>");
   constexpr const char* api = "kfuse::save_checkpoint";
-  detail::check_checkpoint_arguments(api, path, arrays...);
-  const Comm& comm = std::get<0>(std::tie(arrays...)).grid().comm();
-
-  const detail::CheckpointHeader header{{detail::CheckpointEntry::of(arrays)...}};
-  const std::string temporary = detail::temporary_name(comm, path);
+  const Comm& comm = detail::check_checkpoint_arguments(api, path, arrays...);
+  const std::string temporary = detail::temporary_name(path);
   std::string error;
+  if (comm.rank() == 0) {
+    // A directory or a FIFO in the way fails now, not after the whole write.
+    error = detail::not_regular_file(path, false);
+    if (error.empty()) error = detail::not_regular_file(temporary, false);
+    if (error.empty()) std::remove(temporary.c_str());  // what a killed save left
+  }
+  comm.agree_or_throw(detail::with_api(api, error));
+
+  detail::CheckpointHeader header{{detail::CheckpointEntry::of(arrays)...}};
   {
     detail::CheckpointFile file(comm, temporary, true);
-    const std::string bytes = header.encode();
-    if (comm.rank() == 0) file.write_at(0, bytes);
-    std::uint64_t offset = bytes.size();
-    auto write = [&](const auto& a, const detail::CheckpointEntry& entry) {
-      auto block = detail::owned_block(a);
-      file.transfer(offset, a.grid(), block.data(), true);
-      offset += entry.bytes();
-    };
+    // The data first: the header carries their checksums.
+    std::uint64_t offset = header.size();
+    std::array<std::uint64_t, sizeof...(A)> checksums{};
     std::size_t i = 0;
-    (write(arrays, header.arrays[i++]), ...);
+    auto write = [&](const auto& a) {
+      auto block = detail::owned_block(a);
+      checksums[i] = detail::block_checksum(a.grid(), block);
+      file.transfer(offset, a.grid(), block.data(), true);
+      offset += header.arrays[i++].bytes();
+    };
+    (write(arrays), ...);
+    comm.allreduce(checksums.data(), int(checksums.size()), ReduceOp::sum);
+    for (std::size_t k = 0; k < checksums.size(); ++k) header.arrays[k].checksum = checksums[k];
+    if (comm.rank() == 0) file.write_at(0, header.encode());
     file.close();
     error = file.error();
   }
-  // Every rank has written and closed (the allreduce orders it): publish, or
-  // leave the directory as it was.
+  // Every rank has written, synced and closed (the allreduce orders it):
+  // publish, or leave the directory as it was.
   const bool failed = comm.allreduce(error.empty() ? 0 : 1, ReduceOp::max) == 1;
-  if (comm.rank() == 0 && !failed && std::rename(temporary.c_str(), path.c_str()) != 0)
-    error = detail::error_message("cannot rename '", temporary, "' to '", path,
-                                  "': ", std::strerror(errno));
+  if (comm.rank() == 0 && !failed) {
+    if (std::rename(temporary.c_str(), path.c_str()) != 0)
+      error = detail::error_message("cannot rename '", temporary, "' to '", path,
+                                    "': ", std::strerror(errno));
+    else
+      error = detail::sync_directory_of(path);
+  }
   if (comm.rank() == 0 && (failed || !error.empty())) std::remove(temporary.c_str());
   comm.agree_or_throw(detail::with_api(api, error));
 }
 
 /// Collective: reads `arrays` back from a file save_checkpoint wrote, at any
 /// rank count. Throws kfuse::Error on every rank, before any array changes,
-/// when the file is missing or damaged or holds other arrays (count, labels,
-/// element types, ranks, extents) than the ones given.
+/// when the file is missing, not a regular file, damaged (header, size or
+/// data checksum) or holds other arrays (count, labels, element types, ranks,
+/// extents) than the ones given.
 template <class... A>
 void load_checkpoint(const std::string& path, A&... arrays) {
   static_assert(sizeof...(A) >= 1,
@@ -481,8 +572,7 @@ void load_checkpoint(const std::string& path, A&... arrays) {
                 "kfuse::load_checkpoint(path, arrays...): arrays must be kfuse::Array<float, N> "
                 "or kfuse::Array<double, N>");
   constexpr const char* api = "kfuse::load_checkpoint";
-  detail::check_checkpoint_arguments(api, path, arrays...);
-  const Comm& comm = std::get<0>(std::tie(arrays...)).grid().comm();
+  const Comm& comm = detail::check_checkpoint_arguments(api, path, arrays...);
 
   // Rank 0 reads and checks the header; every rank gets its bytes.
   std::string bytes, error;
@@ -494,17 +584,20 @@ void load_checkpoint(const std::string& path, A&... arrays) {
   detail::CheckpointHeader file;
   detail::CheckpointHeader::decode(path, bytes, file);
 
-  error = file_size == file.file_size()
+  const std::uint64_t described = bytes.size() + file.data_size();
+  error = file_size == described
               ? detail::compare_checkpoint(path, file, {{detail::CheckpointEntry::of(arrays)...}})
               : detail::error_message("'", path, "' has ", file_size,
-                                      " bytes but its header describes ", file.file_size(),
-                                      file_size < file.file_size() ? " (truncated)" : "");
+                                      " bytes but its header describes ", described,
+                                      file_size < described ? " (truncated)" : "");
   comm.agree_or_throw(detail::with_api(api, error));
 
-  // Everything is read before anything is stored: a failed read changes nothing.
+  // Everything is read and checked before anything is stored: a failed read
+  // or a damaged array changes nothing.
   std::tuple<std::vector<typename std::remove_const_t<A>::value_type>...> blocks{
       std::vector<typename std::remove_const_t<A>::value_type>(
           static_cast<std::size_t>(arrays.grid().local_size()))...};
+  std::array<std::uint64_t, sizeof...(A)> checksums{};
   {
     detail::CheckpointFile in(comm, path, false);
     std::uint64_t offset = bytes.size();
@@ -513,6 +606,7 @@ void load_checkpoint(const std::string& path, A&... arrays) {
           std::size_t i = 0;
           auto read = [&](const auto& a, auto& values) {
             in.transfer(offset, a.grid(), values.data(), false);
+            checksums[i] = detail::block_checksum(a.grid(), values);
             offset += file.arrays[i++].bytes();
           };
           (read(arrays, block), ...);
@@ -521,6 +615,13 @@ void load_checkpoint(const std::string& path, A&... arrays) {
     in.close();
     error = in.error();
   }
+  comm.agree_or_throw(detail::with_api(api, error));
+  comm.allreduce(checksums.data(), int(checksums.size()), ReduceOp::sum);
+  for (std::size_t i = 0; i < checksums.size() && error.empty() && file.version >= 2; ++i)
+    if (checksums[i] != file.arrays[i].checksum)
+      error = detail::error_message("'", path, "' is damaged: the data of array '",
+                                    file.arrays[i].label, "' do not match its checksum; no array "
+                                    "was changed (load an older checkpoint)");
   comm.agree_or_throw(detail::with_api(api, error));
   std::apply([&](const auto&... block) { (detail::store_owned_block(arrays, block), ...); },
              blocks);

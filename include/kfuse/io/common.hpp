@@ -38,16 +38,23 @@ inline void broadcast_from_root(const Comm& comm, std::string& bytes) {
 #endif
 }
 
+/// Collective: every rank must pass the same `what` as rank 0 (described by
+/// `text`), else a kfuse::Error on every rank naming both.
+inline void check_same_as_root(const Comm& comm, const char* api, const char* what,
+                               const std::string& text) {
+  std::string root_text = text;
+  broadcast_from_root(comm, root_text);
+  std::string error;
+  if (root_text != text)
+    error = error_message("rank ", comm.rank(), " passed ", text, " but rank 0 passed ", root_text,
+                          "; every rank must pass the same ", what);
+  comm.agree_or_throw(with_api(api, error));
+}
+
 /// Collective: every rank must name the same file, or none could agree on
 /// what was written (and MPI-IO's collective open would fail or hang).
 inline void check_same_path(const Comm& comm, const char* api, const std::string& path) {
-  std::string root_path = path;
-  broadcast_from_root(comm, root_path);
-  std::string error;
-  if (root_path != path)
-    error = error_message("rank ", comm.rank(), " passed '", path, "' but rank 0 passed '",
-                          root_path, "'; every rank must pass the same path");
-  comm.agree_or_throw(with_api(api, error));
+  check_same_as_root(comm, api, "path", "'" + path + "'");
 }
 
 /// Calls f(i, j, k) (as many indices as N) over the owned cells of a view

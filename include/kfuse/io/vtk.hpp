@@ -135,8 +135,11 @@ void write_vtk(const std::string& base, const Array<T, N>& first, const More&...
                 "first one's rank");
   constexpr const char* api = "kfuse::write_vtk";
   const Grid<N>& grid = first.grid();
-  const Comm& comm = grid.comm();
+  // The communicator the grid was made on: the same on a rank that passed an
+  // array of another grid, whose own (Cartesian) communicator differs.
+  const Comm& comm = grid.base_comm();
   detail::check_same_path(comm, api, base);
+  detail::check_same_as_root(comm, api, "grid", grid.describe());
 
   std::string error;
   std::set<std::string> labels;

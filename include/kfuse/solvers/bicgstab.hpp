@@ -4,10 +4,11 @@
 //   host:     beta = (rho / rho_old) (alpha / omega)
 //   kernel 1: p = r + beta (p - omega v)
 //   kernel 2: v = A p, d = v.r_hat                      (import overlapped)
-//   host:     alpha = rho / d, rho_old = rho
+//   host:     alpha = rho / d (0 on a breakdown), rho_old = rho
 //   kernel 3: s = r - alpha v
 //   kernel 4: t = A s, ts = t.s, tt = t.t              (import overlapped)
-//   host:     omega = ts / tt (0 when t = 0: PETSc's "try x + alpha p")
+//   host:     omega = ts / tt (0 when t = 0: PETSc's "try x + alpha p";
+//             0 on a breakdown, which so leaves x and r as they were)
 //   kernel 5: x += alpha p + omega s, r = s - omega t, rho = r.r_hat, rr = r.r
 // Each kernel boundary is forced by a fusion rule: p, s are read through
 // A * (rule 2), and every host scalar depends on a reduction (rule 4).
@@ -32,6 +33,28 @@ struct BicgstabScalars {
       ts{"ts"}, tt{"tt"}, rr{"rr"};
 };
 
+/// The start of a BiCGSTAB solve: r = b - A x, r_hat = r, the scalars'
+/// first values (with p = v = 0, the first p is r).
+template <class Apply, class V, class T>
+void bicgstab_start(const Apply& apply, const V& x, const V& b, V& r, V& r_hat,
+                    const BicgstabScalars<T>& c) {
+  r = b - apply(x);
+  r_hat = r;
+  BicgstabScalars<T> s = c;  // handles: share the values
+  s.rr = eval(dot(r, r));
+  s.rho = s.rr.value();  // r.r_hat, the same sum
+  s.rho_old = T(1), s.alpha = T(1), s.omega = T(1);
+}
+
+/// BiCGSTAB's alpha = rho / d, or 0 on a breakdown: d = v.r_hat exactly 0
+/// (PETSc's test; a relative one would stop BiCGSTAB's transient growth on
+/// nonsymmetric matrices, which it recovers from) or NaN (d == d fails).
+template <class Rho, class D>
+auto bicgstab_alpha(const Rho& rho, const D& d) {
+  using T = typename expr_traits<D>::value_type;
+  return where(d != T(0) && d == d, rho / d, T(0));
+}
+
 /// One BiCGSTAB iteration as a program (t is its temporary). Also what the
 /// benchmarks run under every policy.
 template <class Policy = Fused, class Apply, class V, class T>
@@ -46,13 +69,13 @@ auto bicgstab_iteration(const Apply& apply, const V& x, const V& r, const V& r_h
                    assign(p, r + beta * (p - omega * v)),
                    assign(v, apply(p)),
                    reduce(d, dot(v, r_hat)),
-                   assign(alpha, rho / d),
+                   assign(alpha, bicgstab_alpha(rho, d)),
                    assign(rho_old, rho),
                    assign(s, r - alpha * v),
                    assign(t, apply(s)),
                    reduce(ts, dot(t, s)),
                    reduce(tt, dot(t, t)),
-                   assign(omega, where(tt > T(0), ts / tt, T(0))),
+                   assign(omega, where(tt > T(0) && alpha != T(0), ts / tt, T(0))),
                    assign(x, x + alpha * p + omega * s),
                    assign(r, s - omega * t),
                    reduce(rho, dot(r, r_hat)),
@@ -61,22 +84,20 @@ auto bicgstab_iteration(const Apply& apply, const V& x, const V& r, const V& r_h
 }
 
 template <class Apply, class V>
-SolveResult stabilized_bicg(const Apply& apply, V& x, const V& b, const SolverOptions& options) {
+SolveResult stabilized_bicg(const char* api, const Apply& apply, V& x, const V& b,
+                            const SolverOptions& options) {
   using T = typename V::value_type;
   const auto& space = space_of(x);
   V r(space, "bicgstab.r"), r_hat(space, "bicgstab.r_hat"), p(space, "bicgstab.p"),
       v(space, "bicgstab.v"), s(space, "bicgstab.s");
   BicgstabScalars<T> c;  // handles: the copies below share their values
-  Scalar<T> rho = c.rho, rho_old = c.rho_old, alpha = c.alpha, omega = c.omega, d = c.d, rr = c.rr;
+  Scalar<T> rho = c.rho, alpha = c.alpha, omega = c.omega, d = c.d, rr = c.rr;
 
-  r = b - apply(x);
-  r_hat = r;
-  Convergence convergence(options, double(eval(norm2(b))));
+  bicgstab_start(apply, x, b, r, r_hat, c);
+  Convergence convergence(api, space.base_comm(), options, double(eval(norm2(b))));
   SolveResult result;
-  rr = eval(dot(r, r));
-  if (convergence.done(0, std::sqrt(double(rr.value())), result)) return result;
-  rho = eval(dot(r, r_hat));
-  rho_old = T(1), alpha = T(1), omega = T(1);  // with p = v = 0, the first p is r
+  if (convergence.done(0, std::sqrt(double(rr.value())), result))
+    return convergence.finish(result);
 
   auto iteration = bicgstab_iteration(apply, x, r, r_hat, p, v, s, c);
   static_assert(decltype(iteration)::kernel_count <= 5 && decltype(iteration)::allreduce_count <= 3,
@@ -84,15 +105,18 @@ SolveResult stabilized_bicg(const Apply& apply, V& x, const V& b, const SolverOp
 
   for (int it = 1;; ++it) {
     iteration();
-    if (d.value() == T(0)) {  // v orthogonal to r_hat: alpha is undefined
+    if (alpha.value() == T(0)) {  // a breakdown: alpha = omega = 0 kept x and r
       result.iterations = it;
-      Convergence::stop(result, false, "breakdown");
-      return result;
+      Convergence::stop(result, false, std::isfinite(double(d.value())) ? "breakdown" : "not finite");
+      return convergence.finish(result);
     }
-    if (convergence.done(it, std::sqrt(double(rr.value())), result)) return result;
-    if (rho.value() == T(0)) {  // r orthogonal to r_hat: the next beta is undefined
+    if (convergence.done(it, std::sqrt(double(rr.value())), result))
+      return convergence.finish(result);
+    // The next beta = (rho / rho_old) (alpha / omega) is undefined: stop with
+    // this iterate (x + alpha p + omega s, finite) rather than make it inf.
+    if (rho.value() == T(0) || omega.value() == T(0)) {
       Convergence::stop(result, false, "breakdown");
-      return result;
+      return convergence.finish(result);
     }
   }
 }
@@ -104,12 +128,14 @@ SolveResult stabilized_bicg(const Apply& apply, V& x, const V& b, const SolverOp
 template <class T>
 SolveResult bicgstab(const CsrMatrix<T>& A, Vector<T>& x, const Vector<T>& b,
                      const SolverOptions& options = {}) {
-  detail::check_system("kfuse::bicgstab", A, x, b);
+  constexpr const char* api = "kfuse::bicgstab";
+  detail::check_system(api, A, x, b);
   std::string error;
   if (options.preconditioner != Preconditioner::none)
     error = "kfuse::bicgstab: only Preconditioner::none is implemented";
   A.range().comm().agree_or_throw(error);
-  return detail::stabilized_bicg([A](const auto& v) { return A * v; }, x, b, options);
+  detail::check_solver_options(api, A.range().comm(), options);
+  return detail::stabilized_bicg(api, [A](const auto& v) { return A * v; }, x, b, options);
 }
 
 }  // namespace kfuse

@@ -1,8 +1,8 @@
 // kfuse::cg and kfuse::cg_matfree: the conjugate gradient method, written
 // with kfuse::fuse as a user would. One iteration is one program of 3 kernels
 // and 2 allreduces (static_assert below):
-//   kernel 1: Ap = A p, pAp = p.Ap                     (ghost import / halo overlapped)
-//   host:     alpha = rr / pAp
+//   kernel 1: Ap = A p, pAp = p.Ap, pp = p.p           (ghost import / halo overlapped)
+//   host:     alpha = rr / pAp (0 on a breakdown: x and r stay as they were)
 //   kernel 2: r -= alpha Ap, rr' = r.r
 //   host:     beta = rr' / rr, rr = rr'
 //   kernel 3: x += alpha p, p = r + beta p
@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "kfuse/exec/eager.hpp"
@@ -77,57 +78,92 @@ Vector<T> inverse_diagonal(const char* api, const CsrMatrix<T>& A) {
   return inverse;
 }
 
+/// The largest Rayleigh quotient pAp / pp seen so far: an estimate of ||A||
+/// from below (pp = p.p costs kernel 1 one product: it reads p anyway).
+template <class M, class P, class Q>
+auto largest_rayleigh_quotient(const M& rq_max, const P& pAp, const Q& pp) {
+  return where(pAp > rq_max * pp, pAp / pp, rq_max);
+}
+
+/// CG's step length rr / pAp, or 0 on a breakdown: pAp not positive (an
+/// indefinite matrix), NaN, or indistinguishable from 0 at T's precision (p
+/// in the numerical null space of a singular matrix: pAp / pp below
+/// epsilon ||A||, where rr / pAp would send x towards inf). The iteration
+/// then leaves x and r as they were, and the solver stops.
+template <class R, class P, class Q, class M>
+auto step_length(const R& rr, const P& pAp, const Q& pp, const M& rq_max) {
+  using T = typename expr_traits<P>::value_type;
+  constexpr T epsilon = std::numeric_limits<T>::epsilon();
+  return where(pAp > epsilon * rq_max * pp, rr / pAp, T(0));
+}
+
 /// The scalars of a CG iteration.
 template <class T>
 struct CgScalars {
-  Scalar<T> rr{"rr"}, pAp{"pAp"}, alpha{"alpha"}, rr_new{"rr'"}, beta{"beta"};
+  Scalar<T> rr{"rr"}, pAp{"pAp"}, pp{"pp"}, rq_max{"rq_max"}, alpha{"alpha"}, rr_new{"rr'"},
+      beta{"beta"};
 };
+
+/// The start of a CG solve: r = b - A x, rr = r.r, no Rayleigh quotient yet.
+template <class Apply, class V, class T>
+void cg_start(const Apply& apply, const V& x, const V& b, V& r, const CgScalars<T>& c) {
+  r = b - apply(x);
+  Scalar<T> rr = c.rr, rq_max = c.rq_max;  // handles: share the values
+  rr = eval(dot(r, r));
+  rq_max = T(0);
+}
 
 /// One CG iteration as a program (x, r, p and the scalars are bound; Ap is
 /// its temporary). Also what the benchmarks run under every policy.
 template <class Policy = Fused, class Apply, class V, class T>
 auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const CgScalars<T>& c) {
-  return fuse<Policy>(x, r, p, c.rr, c.pAp, c.alpha, c.rr_new, c.beta, temporary<T>,
-                      [apply](auto x, auto r, auto p, auto rr, auto pAp, auto alpha, auto rr_new,
-                              auto beta, auto Ap) {
-                        return seq(assign(Ap, apply(p)),       // kernel 1
-                                   reduce(pAp, dot(p, Ap)),    //
-                                   assign(alpha, rr / pAp),    // host
-                                   assign(r, r - alpha * Ap),  // kernel 2
-                                   reduce(rr_new, dot(r, r)),  //
-                                   assign(beta, rr_new / rr),  // host
-                                   assign(rr, rr_new),         //
-                                   assign(x, x + alpha * p),   // kernel 3 (the old p)
-                                   assign(p, r + beta * p));   //
-                      });
+  return fuse<Policy>(
+      x, r, p, c.rr, c.pAp, c.pp, c.rq_max, c.alpha, c.rr_new, c.beta, temporary<T>,
+      [apply](auto x, auto r, auto p, auto rr, auto pAp, auto pp, auto rq_max, auto alpha,
+              auto rr_new, auto beta, auto Ap) {
+        return seq(assign(Ap, apply(p)),                                       // kernel 1
+                   reduce(pAp, dot(p, Ap)),                                    //
+                   reduce(pp, dot(p, p)),                                      //
+                   assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),  // host
+                   assign(alpha, step_length(rr, pAp, pp, rq_max)),            //
+                   assign(r, r - alpha * Ap),                                  // kernel 2
+                   reduce(rr_new, dot(r, r)),                                  //
+                   assign(beta, rr_new / rr),                                  // host
+                   assign(rr, rr_new),                                         //
+                   assign(x, x + alpha * p),  // kernel 3 (the old p)
+                   assign(p, r + beta * p));  //
+      });
 }
 
 /// CG on x (initial guess in, solution out). `apply(v)` gives the operator's
 /// expression for a vector leaf v; `inverse_diagonal` (Jacobi) may be null.
 template <class Apply, class V>
-SolveResult conjugate_gradient(const Apply& apply, V& x, const V& b, const SolverOptions& options,
-                               const V* inverse_diagonal) {
+SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const V& b,
+                               const SolverOptions& options, const V* inverse_diagonal) {
   using T = typename V::value_type;
   const auto& space = space_of(x);
   V r(space, "cg.r"), p(space, "cg.p");
   CgScalars<T> c;  // handles: the copies below share their values
-  Scalar<T> rr = c.rr, pAp = c.pAp, alpha = c.alpha, beta = c.beta, rz("rz"), rz_new("rz'");
+  Scalar<T> rr = c.rr, pAp = c.pAp, pp = c.pp, rq_max = c.rq_max, alpha = c.alpha, beta = c.beta,
+            rz("rz"), rz_new("rz'");
 
-  r = b - apply(x);
-  Convergence convergence(options, double(eval(norm2(b))));
+  cg_start(apply, x, b, r, c);
+  Convergence convergence(api, space.base_comm(), options, double(eval(norm2(b))));
   SolveResult result;
-  rr = eval(dot(r, r));
-  if (convergence.done(0, std::sqrt(double(rr.value())), result)) return result;
+  if (convergence.done(0, std::sqrt(double(rr.value())), result))
+    return convergence.finish(result);
 
   auto iterate = [&](auto& iteration) {
     for (int it = 1;; ++it) {
       iteration();
-      if (!(pAp.value() > T(0)) && std::isfinite(double(pAp.value()))) {
+      if (alpha.value() == T(0)) {  // a breakdown: x and r are those of iteration it - 1
         result.iterations = it;
-        Convergence::stop(result, false, "indefinite matrix");
-        return result;
+        Convergence::stop(result, false,
+                          std::isfinite(double(pAp.value())) ? "indefinite matrix" : "not finite");
+        return convergence.finish(result);
       }
-      if (convergence.done(it, std::sqrt(double(rr.value())), result)) return result;
+      if (convergence.done(it, std::sqrt(double(rr.value())), result))
+        return convergence.finish(result);
     }
   };
 
@@ -141,20 +177,23 @@ SolveResult conjugate_gradient(const Apply& apply, V& x, const V& b, const Solve
     const V& dinv = *inverse_diagonal;
     p = dinv * r;
     rz = eval(dot(r, dinv * r));
-    auto iteration = fuse(x, r, p, dinv, rr, rz, pAp, alpha, rz_new, beta, temporary<T>,
-                          [apply](auto x, auto r, auto p, auto dinv, auto rr, auto rz, auto pAp,
-                                  auto alpha, auto rz_new, auto beta, auto Ap) {
-                            return seq(assign(Ap, apply(p)),              // kernel 1
-                                       reduce(pAp, dot(p, Ap)),           //
-                                       assign(alpha, rz / pAp),           // host
-                                       assign(r, r - alpha * Ap),         // kernel 2
-                                       reduce(rz_new, dot(r, dinv * r)),  //
-                                       reduce(rr, dot(r, r)),             //
-                                       assign(beta, rz_new / rz),         // host
-                                       assign(rz, rz_new),                //
-                                       assign(x, x + alpha * p),          // kernel 3
-                                       assign(p, dinv * r + beta * p));   //
-                          });
+    auto iteration = fuse(
+        x, r, p, dinv, rr, rz, pAp, pp, rq_max, alpha, rz_new, beta, temporary<T>,
+        [apply](auto x, auto r, auto p, auto dinv, auto rr, auto rz, auto pAp, auto pp,
+                auto rq_max, auto alpha, auto rz_new, auto beta, auto Ap) {
+          return seq(assign(Ap, apply(p)),                                       // kernel 1
+                     reduce(pAp, dot(p, Ap)),                                    //
+                     reduce(pp, dot(p, p)),                                      //
+                     assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),  // host
+                     assign(alpha, step_length(rz, pAp, pp, rq_max)),            //
+                     assign(r, r - alpha * Ap),                                  // kernel 2
+                     reduce(rz_new, dot(r, dinv * r)),                           //
+                     reduce(rr, dot(r, r)),                                      //
+                     assign(beta, rz_new / rz),                                  // host
+                     assign(rz, rz_new),                                         //
+                     assign(x, x + alpha * p),                                   // kernel 3
+                     assign(p, dinv * r + beta * p));                            //
+        });
     static_assert(decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
                   "kfuse::cg: a Jacobi-preconditioned iteration must fuse into at most 3 kernels "
                   "and 2 allreduces");
@@ -169,13 +208,16 @@ SolveResult conjugate_gradient(const Apply& apply, V& x, const V& b, const Solve
 template <class T>
 SolveResult cg(const CsrMatrix<T>& A, Vector<T>& x, const Vector<T>& b,
                const SolverOptions& options = {}) {
-  detail::check_system("kfuse::cg", A, x, b);
+  constexpr const char* api = "kfuse::cg";
+  detail::check_system(api, A, x, b);
+  detail::check_solver_options(api, A.range().comm(), options);
   auto apply = [A](const auto& v) { return A * v; };
   if (options.preconditioner == Preconditioner::jacobi) {
-    const Vector<T> dinv = detail::inverse_diagonal("kfuse::cg", A);
-    return detail::conjugate_gradient(apply, x, b, options, &dinv);
+    const Vector<T> dinv = detail::inverse_diagonal(api, A);
+    return detail::conjugate_gradient(api, apply, x, b, options, &dinv);
   }
-  return detail::conjugate_gradient(apply, x, b, options, static_cast<const Vector<T>*>(nullptr));
+  return detail::conjugate_gradient(api, apply, x, b, options,
+                                    static_cast<const Vector<T>*>(nullptr));
 }
 
 /// Conjugate gradients with a matrix-free operator: `apply(v)` returns the
@@ -194,9 +236,11 @@ SolveResult cg_matfree(const Apply& apply, V& x, const V& b, const SolverOptions
   else if (options.preconditioner == Preconditioner::jacobi && inverse_diagonal == nullptr)
     error = "kfuse::cg_matfree: Preconditioner::jacobi needs the operator's inverse diagonal "
             "(the inverse_diagonal argument)";
-  detail::space_of(x).comm().agree_or_throw(error);
+  const Comm& comm = detail::space_of(x).base_comm();
+  comm.agree_or_throw(error);
+  detail::check_solver_options("kfuse::cg_matfree", comm, options);
   const V* dinv = options.preconditioner == Preconditioner::jacobi ? inverse_diagonal : nullptr;
-  return detail::conjugate_gradient(apply, x, b, options, dinv);
+  return detail::conjugate_gradient("kfuse::cg_matfree", apply, x, b, options, dinv);
 }
 
 }  // namespace kfuse

@@ -1,27 +1,74 @@
 // The convergence test of kfuse's Krylov solvers, PETSc's
 // KSPConvergedDefault with the unpreconditioned norm: converged when
 // ||r_k|| <= max(rtol * ||b||, atol); stopped after max_it iterations, on
-// divergence (||r_k|| >= dtol ||r_0||) or on a non-finite residual. Every rank sees the same (reduced) norms, so every rank
-// stops at the same iteration.
+// divergence (||r_k|| >= dtol ||r_0||) or on a non-finite residual. Every
+// rank sees the same (reduced) norms, so every rank stops at the same
+// iteration; the options are checked to be the same on every rank, and a
+// monitor that throws on one rank is agreed on, for the same reason.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <string>
 
+#include "kfuse/core/error.hpp"
+#include "kfuse/dist/comm.hpp"
 #include "kfuse/solvers/options.hpp"
 
 namespace kfuse::detail {
 
+/// Collective: a kfuse::Error on every rank when an option is out of range
+/// (checked before the solve touches x) or differs between ranks.
+inline void check_solver_options(const char* api, const Comm& comm, const SolverOptions& o) {
+  std::string error;
+  if (!(o.rtol >= 0 && o.rtol < 1))
+    error = error_message(api, ": SolverOptions::rtol is ", o.rtol, "; it must be >= 0 and < 1");
+  else if (!(o.atol >= 0 && std::isfinite(o.atol)))
+    error = error_message(api, ": SolverOptions::atol is ", o.atol, "; it must be finite and >= 0");
+  else if (!(o.dtol >= 0 && std::isfinite(o.dtol)))
+    error = error_message(api, ": SolverOptions::dtol is ", o.dtol,
+                          "; it must be finite and >= 0 (0: no divergence test)");
+  else if (o.max_it < 0)
+    error = error_message(api, ": SolverOptions::max_it is ", o.max_it, "; it must be >= 0");
+  comm.agree_or_throw(error);
+  // Ranks that stop at different iterations would wait in each other's allreduces.
+  auto bits = [](double x) {
+    std::int64_t b = 0;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+  };
+  const std::int64_t mine[] = {bits(o.rtol), bits(o.atol), bits(o.dtol), o.max_it,
+                               o.monitor ? 1 : 0, static_cast<std::int64_t>(o.preconditioner),
+                               o.error_if_not_converged ? 1 : 0};
+  constexpr int n = sizeof mine / sizeof mine[0];
+  std::int64_t lo[n], hi[n];
+  std::copy(mine, mine + n, lo);
+  std::copy(mine, mine + n, hi);
+  comm.allreduce(lo, n, ReduceOp::min);
+  comm.allreduce(hi, n, ReduceOp::max);
+  if (!std::equal(lo, lo + n, hi))
+    error = error_message(api, ": ranks passed different SolverOptions (tolerances, max_it, "
+                          "monitor set or not, preconditioner or error_if_not_converged); every "
+                          "rank must pass the same");
+  comm.agree_or_throw(error);
+}
+
 class Convergence {
  public:
-  Convergence(const SolverOptions& options, double b_norm)
-      : options_(options), tolerance_(std::max(options.rtol * b_norm, options.atol)) {}
+  Convergence(const char* api, const Comm& comm, const SolverOptions& options, double b_norm)
+      : api_(api),
+        comm_(comm),
+        options_(options),
+        tolerance_(std::max(options.rtol * b_norm, options.atol)) {}
 
   /// Records ||r_it|| (monitor included); true when the solve should stop.
   bool done(int it, double rnorm, SolveResult& result) {
     result.iterations = it;
     result.residual_norm = rnorm;
-    if (options_.monitor) options_.monitor(it, rnorm);
+    if (options_.monitor) monitor(it, rnorm);
     if (it == 0) initial_ = rnorm;
     if (!std::isfinite(rnorm)) return stop(result, false, "not finite");
     if (rnorm <= tolerance_)
@@ -38,7 +85,31 @@ class Convergence {
     return true;
   }
 
+  /// The result as the solver returns it: with error_if_not_converged, an
+  /// unconverged one is a kfuse::Error (every rank has the same result).
+  const SolveResult& finish(const SolveResult& result) const {
+    if (options_.error_if_not_converged && !result.converged)
+      throw Error(error_message(api_, ": not converged (", result.reason, ") after ",
+                                result.iterations, " iteration(s), ||r|| = ", result.residual_norm,
+                                "; SolverOptions::error_if_not_converged is set"));
+    return result;
+  }
+
  private:
+  void monitor(int it, double rnorm) const {
+    std::string error;
+    try {
+      options_.monitor(it, rnorm);
+    } catch (const std::exception& e) {
+      error = error_message(api_, ": the monitor threw at iteration ", it, ": ", e.what());
+    } catch (...) {
+      error = error_message(api_, ": the monitor threw at iteration ", it);
+    }
+    comm_.agree_or_throw(error);
+  }
+
+  const char* api_;
+  Comm comm_;
   const SolverOptions& options_;
   double tolerance_;
   double initial_ = 0;  // ||r_0||

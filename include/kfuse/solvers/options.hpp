@@ -15,20 +15,34 @@ enum class Preconditioner {
   jacobi,  ///< PCJACOBI: the inverse of A's diagonal (convergence still on ||r||)
 };
 
+/// Every rank must pass the same options (checked: a kfuse::Error on every
+/// rank otherwise, as for out-of-range values).
 struct SolverOptions {
-  double rtol = 1e-8;  ///< relative to ||b||
-  int max_it = 1000;
-  double atol = 0;
+  double rtol = 1e-8;  ///< relative to ||b||; 0 <= rtol < 1, as PETSc requires
+  int max_it = 1000;   ///< >= 0
+  double atol = 0;     ///< >= 0
   /// Called after every iteration k (and with k = 0 for the initial residual)
-  /// with ||r_k||, like PETSc's -ksp_monitor. Runs on every rank.
+  /// with ||r_k||, like PETSc's -ksp_monitor. Runs on every rank (set on all or
+  /// none). An exception it throws, on any rank, ends the solve with a
+  /// kfuse::Error on every rank (one more allreduce per iteration while a
+  /// monitor is set).
   std::function<void(int it, double rnorm)> monitor{};
   Preconditioner preconditioner = Preconditioner::none;
   /// Divergence: stop when ||r_k|| >= dtol * ||r_0|| (0: never). PETSc's
   /// default is 1e5; off here, because BiCGSTAB's transient growth on
   /// convection-dominated systems trips it long before convergence.
   double dtol = 0;
+  /// Throw a kfuse::Error (on every rank, naming the reason) instead of
+  /// returning an unconverged result, like PETSc's KSPSetErrorIfNotConverged.
+  bool error_if_not_converged = false;
 };
 
+/// How a solve ended. x holds the last iterate. A breakdown leaves it as it
+/// was before the iteration that broke down, never inf or NaN: CG's pAp not
+/// positive ("indefinite matrix"), NaN, or below epsilon * ||A|| * p.p (a
+/// direction in the numerical null space of a singular matrix); BiCGSTAB's
+/// r_hat.v = 0 or NaN, or omega = 0 ("breakdown"). Only iterates that grow
+/// past the largest T ("not finite", the residual overflowed) can hold inf.
 struct SolveResult {
   bool converged = false;
   int iterations = 0;

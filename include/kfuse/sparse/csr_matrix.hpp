@@ -28,6 +28,7 @@
 #include "kfuse/array/view.hpp"
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/error.hpp"
+#include "kfuse/core/sizes.hpp"
 #include "kfuse/dist/comm.hpp"
 #include "kfuse/dist/ghost_import.hpp"
 #include "kfuse/dist/row_map.hpp"
@@ -163,6 +164,35 @@ View to_device(const std::string& label,
   return view;
 }
 
+/// Collective: a kfuse::Error on every rank unless the ranks of each node
+/// have the memory to assemble their blocks: rows and columns may be declared
+/// far beyond the entries given (a Matrix Market header, from_triplets'
+/// sizes), and the block needs memory for each of them, host and device.
+template <class T>
+void check_assembly_memory(const Comm& comm, const std::string& label, index_t rows,
+                           index_t columns, std::size_t nnz) {
+  using Offset = typename CsrMatrix<T>::offset_type;
+  // Per row: offsets (host, device), the ghost flag, the interior or boundary
+  // list (host, device); per column: the column buffer; per entry: the local
+  // pairs, then the columns and values (host, device).
+  const double per_row = 2.0 * sizeof(Offset) + 1 + 2.0 * sizeof(int);
+  const double per_entry = sizeof(std::pair<int, T>) + 2.0 * (sizeof(int) + sizeof(T));
+  const double mine = per_row * double(rows) + double(sizeof(T)) * double(columns) +
+                      per_entry * double(nnz);
+  const double needed = comm.node_allreduce(mine, ReduceOp::sum);
+  const double available =
+      comm.node_allreduce(static_cast<double>(available_host_bytes()), ReduceOp::min);
+  std::string error;
+  if (needed > available)
+    error = error_message("kfuse::CsrMatrix '", label, "': ", rows, " rows and ", columns,
+                          " columns on rank ", comm.rank(), " (", nnz, " entries) need ",
+                          describe_bytes(needed), " with the other ranks of its node, but ",
+                          describe_bytes(available),
+                          " is available; check the declared sizes (a Matrix Market size line, "
+                          "from_triplets' n_rows and n_cols) or use more nodes");
+  comm.agree_or_throw(error);
+}
+
 template <class T>
 CsrMatrix<T> assemble_csr(const RowMap& range, const RowMap& domain,
                           std::vector<Triplet<T>> entries, std::string label) {
@@ -194,6 +224,7 @@ CsrMatrix<T> assemble_csr(const RowMap& range, const RowMap& domain,
         " ghosts) and ", nnz, " entries; local indices are 32-bit (at most ", INT_MAX,
         " rows, columns and entries a rank): use more ranks");
   range.comm().agree_or_throw(error);
+  check_assembly_memory<T>(range.comm(), label, n_rows, n_columns, nnz);
 
   const index_t first_row = range.local_begin(), first_col = domain.local_begin();
   using Offset = typename CsrMatrix<T>::offset_type;
@@ -222,7 +253,10 @@ CsrMatrix<T> assemble_csr(const RowMap& range, const RowMap& domain,
       has_ghost[r] = has_ghost[r] || local[k].first >= n_owned;
     }
   }
-  std::vector<int> interior, boundary;
+  const auto n_boundary = static_cast<std::size_t>(std::count(has_ghost.begin(), has_ghost.end(), 1));
+  std::vector<int> interior, boundary;  // reserved: what check_assembly_memory counted
+  interior.reserve(static_cast<std::size_t>(n_rows) - n_boundary);
+  boundary.reserve(n_boundary);
   for (int r = 0; r < static_cast<int>(n_rows); ++r)
     (has_ghost[r] ? boundary : interior).push_back(r);
 

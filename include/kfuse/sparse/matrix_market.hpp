@@ -18,6 +18,7 @@
 
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/error.hpp"
+#include "kfuse/core/files.hpp"
 #include "kfuse/dist/comm.hpp"
 #include "kfuse/sparse/csr_matrix.hpp"
 #include "kfuse/sparse/matrix_market_parser.hpp"
@@ -50,8 +51,12 @@ CsrMatrix<T> read_matrix_market(const Comm& comm, const std::string& path, std::
   detail::MatrixMarketData<T> data;
   std::string error;
   if (comm.rank() == 0) {
-    std::ifstream in(path);
-    if (!in) {
+    error = detail::not_regular_file(path, false);  // a FIFO would block the open
+    std::ifstream in;
+    if (error.empty()) in.open(path);
+    if (!error.empty()) {
+      error = detail::error_message(api, ": ", error);
+    } else if (!in) {
       error = detail::error_message(api, ": cannot open '", path, "': ", std::strerror(errno));
     } else {
       try {

@@ -60,6 +60,7 @@ class MatrixMarketParser {
       const index_t i = index(tokens_[0], "row", data.rows);
       const index_t j = index(tokens_[1], "column", data.cols);
       const T v = field_ == Field::pattern ? T(1) : value<T>(tokens_[2]);
+      if (symmetry_ != Symmetry::general) check_triangle(i, j);
       push(data, i, j, v);
       if (i != j && symmetry_ == Symmetry::symmetric) push(data, j, i, v);
       if (i != j && symmetry_ == Symmetry::skew_symmetric) push(data, j, i, T(-v));
@@ -159,6 +160,29 @@ class MatrixMarketParser {
            "'; expected general or symmetric");
     }
   }
+  /// A symmetric or skew-symmetric file stores one triangle, which the other
+  /// mirrors: the lower one (row >= column) in the standard, the upper one as
+  /// some writers do; the first entry off the diagonal tells which. An entry
+  /// of the other triangle would be summed with its mirror image silently.
+  void check_triangle(index_t i, index_t j) {
+    if (i == j) {
+      if (symmetry_ == Symmetry::skew_symmetric)
+        fail("a skew-symmetric matrix has a zero diagonal, which the file does not store; "
+             "found the entry (", i + 1, ", ", j + 1, ")");
+      return;
+    }
+    const int side = i > j ? 1 : -1;
+    if (triangle_ == 0) {
+      triangle_ = side;
+      triangle_line_ = line_number_;
+    } else if (side != triangle_) {
+      auto where = [](int s) { return s > 0 ? "below" : "above"; };
+      fail("the entry (", i + 1, ", ", j + 1, ") lies ", where(side), " the diagonal, but line ",
+           triangle_line_, " has one ", where(triangle_), " it; a ", symmetry_name(),
+           " file stores one triangle (the lower one: row >= column) and its mirror image is "
+           "implied, so write each pair once or use 'general'");
+    }
+  }
   const char* symmetry_name() const {
     return symmetry_ == Symmetry::symmetric ? "symmetric" : "skew-symmetric";
   }
@@ -226,6 +250,8 @@ class MatrixMarketParser {
   index_t entries_ = 0;
   Field field_ = Field::real;
   Symmetry symmetry_ = Symmetry::general;
+  int triangle_ = 0;  // +1: entries below the diagonal, -1: above, 0: none yet
+  index_t triangle_line_ = 0;
 };
 
 /// Parses a Matrix Market file read from `in`; `name` (the file name) goes
