@@ -10,6 +10,10 @@
 #                      [ENVIRONMENT <var=value>...] [LABELS <label>...] [ARGS <arg>...])
 #       More ctest runs of a program that kfuse_add_test built, e.g. with another
 #       environment: `<name>`, or `<name>.np<n>` per rank count in MPI builds.
+#   kfuse_add_script_test(NAME <name> SCRIPT <file> [ARGS <arg>...] [LABELS <label>...]
+#                         [TIMEOUT <seconds>])
+#       `<name>`: runs `bash <file> <arg>...` (a test that drives programs itself, e.g.
+#       kills one); ARGS may name programs as $<TARGET_FILE:target>.
 #   kfuse_add_compile_fail_test(NAME <name> SOURCE <file> REGEX <regex>)
 #       `<name>` passes when compiling <file> fails with a diagnostic matching <regex>;
 #       `<name>.ok` (run first) compiles it with -DKFUSE_COMPILE_FAIL_OK, which must succeed.
@@ -177,6 +181,19 @@ function(kfuse_add_test_run)
   if(arg_ENVIRONMENT)
     set_property(TEST ${tests} APPEND PROPERTY ENVIRONMENT ${arg_ENVIRONMENT})
   endif()
+endfunction()
+
+function(kfuse_add_script_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;SCRIPT;TIMEOUT" "ARGS;LABELS")
+  if(NOT arg_NAME OR NOT arg_SCRIPT OR arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "kfuse_add_script_test(NAME <name> SCRIPT <file> ...) needs NAME and SCRIPT")
+  endif()
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT ${KFUSE_TEST_TIMEOUT})
+  endif()
+  get_filename_component(script "${arg_SCRIPT}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  add_test(NAME ${arg_NAME} COMMAND bash "${script}" ${arg_ARGS})
+  _kfuse_set_test_properties(${arg_NAME} ${arg_TIMEOUT} "${arg_LABELS}")
 endfunction()
 
 function(kfuse_add_compile_fail_test)

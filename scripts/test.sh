@@ -61,8 +61,11 @@ stage_nompi() {
   build_and_test nompi -DKFUSE_ENABLE_MPI=OFF
 }
 
+# Every test under AddressSanitizer and UndefinedBehaviorSanitizer; the benchmarks and
+# the per-header programs are left out (they add build time and no code the tests miss).
 stage_asan() {
-  build_and_test asan -DKFUSE_SANITIZE=ON -DKFUSE_BUILD_HEADER_TESTS=OFF
+  build_and_test asan -DKFUSE_SANITIZE=ON -DKFUSE_BUILD_HEADER_TESTS=OFF \
+    -DKFUSE_BUILD_BENCHMARKS=OFF
 }
 
 # The fuzz target (tests/fuzz, built by clang whatever the compiler) is built and run in

@@ -19,3 +19,14 @@ if(KFUSE_ENABLE_MPI)
   set_tests_properties(io.restart.np4 PROPERTIES FIXTURES_SETUP io.restart)
   set_tests_properties(io.restart.np2 io.restart.np1 PROPERTIES FIXTURES_REQUIRED io.restart)
 endif()
+
+# Fault injection: a save killed mid-write leaves the previous checkpoint loadable, and the
+# next save leaves no temporary file (2 ranks with MPI).
+add_executable(checkpoint_tool io/checkpoint_tool.cpp)
+target_link_libraries(checkpoint_tool PRIVATE kfuse::kfuse kfuse_warnings kfuse_sanitizers)
+set(_kfuse_launcher "")
+if(KFUSE_ENABLE_MPI)
+  set(_kfuse_launcher "${MPIEXEC_EXECUTABLE}" ${MPIEXEC_NUMPROC_FLAG} 2 ${KFUSE_MPIEXEC_FLAGS})
+endif()
+kfuse_add_script_test(NAME io.checkpoint_killed SCRIPT io/checkpoint_killed.sh
+                      ARGS $<TARGET_FILE:checkpoint_tool> ${_kfuse_launcher} TIMEOUT 180 LABELS io)
