@@ -6,9 +6,11 @@
 #   JOBS=2 scripts/test.sh                build and ctest parallelism (default: nproc)
 #   KFUSE_WERROR=ON scripts/test.sh       warnings are errors in kfuse's own targets
 #
-# Stages (default: serial openmp nvcc; build trees: build/<stage>; docs/backends.md has the
-# times of each):
+# Stages (default: serial asan openmp nvcc; build trees: build/<stage>; docs/backends.md has
+# the times of each):
 #   serial  Kokkos Serial from Debian; every test, MPI tests at 1, 2 and 4 ranks
+#   asan    as serial, under AddressSanitizer + UndefinedBehaviorSanitizer (KFUSE_SANITIZE),
+#           without the benchmarks and the per-header programs
 #   openmp  Kokkos OpenMP from scripts/build-kokkos.sh openmp; every test that runs kfuse
 #           code, with OMP_NUM_THREADS=2, MPI tests at 1 and 2 ranks (ctest -LE
 #           "$KFUSE_OPENMP_CTEST_EXCLUDE": 4 ranks x 2 threads on 2 cores would only
@@ -19,7 +21,6 @@
 #           every header alone; benchmarks with KFUSE_NVCC_BENCHMARKS=ON); nothing runs
 #           (no GPU). kfuse code must compile without nvcc warnings (the log is checked).
 #   nompi   KFUSE_ENABLE_MPI=OFF
-#   asan    KFUSE_SANITIZE=ON
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -27,7 +28,7 @@ source scripts/lib/deps.sh
 source scripts/lib/stage.sh
 
 JOBS=${JOBS:-$(nproc)}
-STAGES=${KFUSE_STAGES:-serial openmp nvcc}
+STAGES=${KFUSE_STAGES:-serial asan openmp nvcc}
 WERROR=${KFUSE_WERROR:-OFF}
 
 # -O1 and little debug information: compile time stays low and the tests still run
