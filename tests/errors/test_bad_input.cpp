@@ -5,6 +5,7 @@
 // wrong, the last rank is (at one rank, that rank is every rank).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -77,7 +78,9 @@ TEST_CASE("one rank writes output whose first array lives on another grid") {
   kfuse::Array<double, 2> u(g1, "u"), v(g1, "v"), x(g2, "v");
   u.fill(2.0);
   check_error_everywhere([&] { kfuse::write_vtk("vtk/first", odd_one_out() ? x : v, u); },
-                         "kfuse::write_vtk: ");
+                         comm.size() > 1 ? "but rank 0 passed 8x8 (halo 1, periodic nn); every "
+                                           "rank must pass the same grid"
+                                         : "kfuse::write_vtk: array 'u' lives on grid 8x8");
   if (comm.size() > 1) {  // one rank disagrees with the others
     check_error_everywhere([&] { kfuse::save_checkpoint("first.ckpt", odd_one_out() ? x : v, u); },
                            "but rank 0 passed 'v' float64 8x8");
@@ -127,19 +130,23 @@ TEST_CASE("extents whose product overflows, and arrays larger than memory") {
 
 // ---- 4. declared sizes far beyond the entries ------------------------------
 
-// 2e9 rows and columns need about 50 GB to assemble, more than the machines
-// these tests run on have (a rank's block past 2^31 rows fails the 32-bit
-// check instead, with the same start of message).
+// 2e9 rows and columns (the probe's sizes) need 50 GB to assemble; on a
+// machine with more memory than that, sizes that exceed it. Either the memory
+// check fails or (a rank's block past 2^31 rows) the 32-bit one: before any
+// allocation, with the same start of message.
 TEST_CASE("a matrix declared far larger than memory fails before allocating") {
   const kfuse::Comm comm;
-  const std::int64_t n = 2000000000;
+  const std::int64_t n = std::max<std::int64_t>(
+      2000000000, std::int64_t(kfuse::detail::available_host_bytes() / 8));
   check_error_everywhere(
       [&] { kfuse::CsrMatrix<double>::from_triplets(comm, n, n, {}, {}, {}, "big"); },
       "kfuse::CsrMatrix 'big': ");
-  write_file(comm, "huge.mtx", "%%MatrixMarket matrix coordinate real general\n2000000000 "
-                               "2000000000 0\n");
+  write_file(comm, "huge.mtx", "%%MatrixMarket matrix coordinate real general\n" +
+                                   std::to_string(n) + " " + std::to_string(n) + " 0\n");
   check_error_everywhere([&] { kfuse::read_matrix_market<double>(comm, "huge.mtx"); },
-                         "is available; check the declared sizes");
+                         "kfuse::CsrMatrix 'huge.mtx': ");
+  check_error_everywhere([&] { kfuse::poisson2d<double>(comm, n / 4, 4); },
+                         "kfuse::CsrMatrix 'poisson2d': ");
 }
 
 // ---- 5. damaged checkpoint data --------------------------------------------
@@ -327,6 +334,8 @@ TEST_CASE("a FIFO or a directory where a file is read fails at once") {
                          "kfuse::read_matrix_market: 'folder' is a directory");
   check_error_everywhere([&] { kfuse::save_checkpoint("pipe", u); },
                          "kfuse::save_checkpoint: 'pipe' is a FIFO");
+  check_error_everywhere([&] { kfuse::write_matrix_market("pipe", kfuse::poisson2d<double>(comm, 3, 3)); },
+                         "kfuse::write_matrix_market: 'pipe' is a FIFO");
   CHECK(u.gather() == std::vector<double>(36, 3.0));
 }
 

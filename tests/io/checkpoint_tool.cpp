@@ -1,6 +1,6 @@
 // The program of the killed-save test (tests/io/checkpoint_killed.sh):
 //
-//   checkpoint_tool save PATH VALUE   saves a 2048 x 1024 array, every cell VALUE
+//   checkpoint_tool save PATH VALUE   saves a 4096 x 2048 array, every cell VALUE
 //   checkpoint_tool saves PATH        saves with VALUE 1, 2, 3, ... until killed
 //   checkpoint_tool check PATH        loads PATH, prints its VALUE; exit 1 unless
 //                                     every cell holds the same whole number >= 1
@@ -12,9 +12,10 @@
 
 namespace {
 
-// Large enough (16 MiB) that a save takes a while, so the test can kill one mid-write.
+// Large enough (64 MiB) that writing the data takes a while, so the test can kill a
+// save before its header (written last) completes the file.
 kfuse::Array<double, 2> field(const kfuse::Comm& comm) {
-  kfuse::Grid<2> grid(comm, {2048, 1024});
+  kfuse::Grid<2> grid(comm, {4096, 2048});
   return kfuse::Array<double, 2>(grid, "field");
 }
 

@@ -72,13 +72,7 @@ class Array {
   /// Collective. Zero-initialised, owned cells and halo. Memory that cannot
   /// be had (on any rank) is a kfuse::Error on every rank.
   Array(const Grid<N>& grid, std::string label = "array") {
-    std::string error;
-    try {
-      state_ = std::make_shared<State>(grid, std::move(label));
-    } catch (const Error& e) {
-      error = e.what();
-    }
-    grid.base_comm().agree_or_throw(error);
+    grid.base_comm().agree_on([&] { state_ = std::make_shared<State>(grid, std::move(label)); });
   }
   /// Not collective: a failed allocation throws on this rank only, for
   /// callers that agree on their own outcome (a program's binding).

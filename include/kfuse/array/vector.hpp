@@ -49,13 +49,7 @@ class Vector {
   /// Collective. Zero-initialised. Memory that cannot be had (on any rank)
   /// is a kfuse::Error on every rank.
   Vector(const RowMap& map, std::string label = "vector") {
-    std::string error;
-    try {
-      state_ = std::make_shared<State>(map, std::move(label));
-    } catch (const Error& e) {
-      error = e.what();
-    }
-    map.base_comm().agree_or_throw(error);
+    map.base_comm().agree_on([&] { state_ = std::make_shared<State>(map, std::move(label)); });
   }
   /// Not collective: a failed allocation throws on this rank only, for
   /// callers that agree on their own outcome (a program's binding).

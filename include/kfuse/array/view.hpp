@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <limits>
 #include <optional>
@@ -73,12 +74,22 @@ View allocate_view(const char* api, const std::string& label,
     throw Error(error_message(api, " '", label, "': ", shape, " values of ", element,
                               " bytes overflow a 64-bit size; use more ranks"));
   const std::size_t total = static_cast<std::size_t>(*bytes) + extra;
+  auto failure = [&](const std::string& why) {
+    return Error(error_message(api, " '", label, "': cannot allocate ", describe_bytes(double(total)),
+                               " (", shape, " values of ", element, " bytes): ", why,
+                               "; use more ranks (or nodes) or a smaller problem"));
+  };
+  // Host memory is zero-filled at once: more than the machine has would end in
+  // the OOM killer where the kernel overcommits, not in a failed allocation.
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible) {
+    const std::uint64_t available = available_host_bytes();
+    if (total > available)
+      throw failure(describe_bytes(double(available)) + " of host memory is available");
+  }
   try {
     return View(label, total / sizeof(typename View::value_type));
   } catch (const std::exception& e) {
-    throw Error(error_message(api, " '", label, "': cannot allocate ", describe_bytes(double(total)),
-                              " (", shape, " values of ", element, " bytes): ", e.what(),
-                              "; use more ranks (or nodes) or a smaller problem"));
+    throw failure(e.what());
   }
 }
 

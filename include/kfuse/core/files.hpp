@@ -46,6 +46,7 @@ inline std::string sync_file(const std::string& path) {
 }
 
 /// Flushes the directory entry of `path` (after a rename): "" or the error.
+/// Filesystems that cannot sync a directory (EINVAL, ENOTSUP) count as done.
 inline std::string sync_directory_of(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
   const std::string directory =
@@ -53,7 +54,7 @@ inline std::string sync_directory_of(const std::string& path) {
   const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY);
   if (fd < 0) return error_message("cannot open directory '", directory, "': ", std::strerror(errno));
   std::string error;
-  if (::fsync(fd) != 0)
+  if (::fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP)
     error = error_message("cannot sync directory '", directory, "': ", std::strerror(errno));
   ::close(fd);
   return error;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -96,6 +97,20 @@ class Comm {
 #else
     if (!local_error.empty()) throw Error(local_error);
 #endif
+  }
+
+  /// Collective: runs f() on every rank; an exception it throws on any rank
+  /// (its what(): std::bad_alloc too) is a kfuse::Error on every rank, as
+  /// agree_or_throw throws it.
+  template <class F>
+  void agree_on(F&& f) const {
+    std::string error;
+    try {
+      f();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    agree_or_throw(error);
   }
 
   /// Collective: throws on every rank unless all ranks passed the same value

@@ -148,7 +148,7 @@ void eager_assign_to(const char* api, Target& target, const Expr& expr) {
     // y = A * x alone: Kokkos Kernels' SpMV on the local block (after the
     // import), unless y is x (then the general path computes through a copy).
     if (!e.x.same_storage(target)) {
-      GhostImports::check(api, e.matrix, e.x, &space);
+      space.base_comm().agree_on([&] { GhostImports::check(api, e.matrix, e.x, &space); });
       spmv(e.matrix, e.x.view(), target.view());
       target.mark_halo_stale();
       return;
@@ -162,7 +162,9 @@ void eager_assign_to(const char* api, Target& target, const Expr& expr) {
   const auto value = lower(e, ctx);
   using V = std::decay_t<decltype(value)>;
   if (aliased) {  // NumPy semantics: evaluate completely, then copy
-    Target scratch(space, target.label() + ".rhs");
+    // Not the collective constructor: whether the target is aliased is this
+    // rank's view (the same on every rank for the same handles).
+    Target scratch(space, target.label() + ".rhs", local_errors);
     run_kernel<R>(label, owned_box(space),
                   make_statement_list(StoreView<T, R, V>{scratch.view(), value}), space.comm());
     const auto copy = lower(scratch, ctx);

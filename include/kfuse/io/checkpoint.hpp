@@ -552,8 +552,8 @@ void save_checkpoint(const std::string& path, const A&... arrays) {
     if (std::rename(temporary.c_str(), path.c_str()) != 0)
       error = detail::error_message("cannot rename '", temporary, "' to '", path,
                                     "': ", std::strerror(errno));
-    else
-      error = detail::sync_directory_of(path);
+    else if (const std::string sync = detail::sync_directory_of(path); !sync.empty())
+      error = detail::error_message("'", path, "' is written, but ", sync);
   }
   if (comm.rank() == 0 && (failed || !error.empty())) std::remove(temporary.c_str());
   comm.agree_or_throw(detail::with_api(api, error));

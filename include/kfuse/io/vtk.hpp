@@ -30,6 +30,7 @@
 #include "kfuse/array/array.hpp"
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/error.hpp"
+#include "kfuse/core/files.hpp"
 #include "kfuse/dist/grid.hpp"
 #include "kfuse/io/common.hpp"
 
@@ -116,8 +117,10 @@ std::string vtk_values(const Array<T, N>& a) {
   return bytes;
 }
 
-/// Writes `text` to `path`; "" or what went wrong.
+/// Writes `text` to `path` (a regular file or none: a FIFO would block); ""
+/// or what went wrong.
 inline std::string write_file(const std::string& path, const std::string& text) {
+  if (std::string error = not_regular_file(path, false); !error.empty()) return error;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
   out.close();

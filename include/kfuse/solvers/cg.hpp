@@ -157,9 +157,12 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
     for (int it = 1;; ++it) {
       iteration();
       if (alpha.value() == T(0)) {  // a breakdown: x and r are those of iteration it - 1
+        const double curvature = double(pAp.value());
         result.iterations = it;
         Convergence::stop(result, false,
-                          std::isfinite(double(pAp.value())) ? "indefinite matrix" : "not finite");
+                          !std::isfinite(curvature) ? "not finite"
+                          : curvature <= 0          ? "indefinite matrix"
+                                                    : "breakdown");
         return convergence.finish(result);
       }
       if (convergence.done(it, std::sqrt(double(rr.value())), result))

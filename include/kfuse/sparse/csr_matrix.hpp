@@ -173,10 +173,11 @@ void check_assembly_memory(const Comm& comm, const std::string& label, index_t r
                            index_t columns, std::size_t nnz) {
   using Offset = typename CsrMatrix<T>::offset_type;
   // Per row: offsets (host, device), the ghost flag, the interior or boundary
-  // list (host, device); per column: the column buffer; per entry: the local
-  // pairs, then the columns and values (host, device).
+  // list (host, device); per column: the column buffer; per entry: the
+  // triplet, the local pair, then the column and value (host, device).
   const double per_row = 2.0 * sizeof(Offset) + 1 + 2.0 * sizeof(int);
-  const double per_entry = sizeof(std::pair<int, T>) + 2.0 * (sizeof(int) + sizeof(T));
+  const double per_entry =
+      sizeof(Triplet<T>) + sizeof(std::pair<int, T>) + 2.0 * (sizeof(int) + sizeof(T));
   const double mine = per_row * double(rows) + double(sizeof(T)) * double(columns) +
                       per_entry * double(nnz);
   const double needed = comm.node_allreduce(mine, ReduceOp::sum);

@@ -46,8 +46,10 @@ CsrMatrix<T> stencil_matrix(const Comm& comm, const char* api, const std::array<
   std::array<index_t, D> stride{};
   stride[D - 1] = 1;
   for (std::size_t d = D - 1; d > 0; --d) stride[d - 1] = stride[d] * n[d];
+  const std::size_t most = static_cast<std::size_t>(rows.local_size()) * (2 * D + 1);
+  check_assembly_memory<T>(comm, label, rows.local_size(), rows.local_size(), most);
   std::vector<Triplet<T>> entries;
-  entries.reserve(static_cast<std::size_t>(rows.local_size()) * (2 * D + 1));
+  entries.reserve(most);
   for (index_t row = rows.local_begin(); row < rows.local_begin() + rows.local_size(); ++row) {
     entries.push_back({row, row, center});
     for (std::size_t d = 0; d < D; ++d) {

@@ -84,7 +84,11 @@ void write_matrix_market(const std::string& path, const CsrMatrix<T>& A) {
   detail::check_same_path(comm, path, api);
   const auto entries = detail::gather_triplets(A, 0);
   std::string error;
-  if (comm.rank() == 0) {
+  if (comm.rank() == 0) {  // a FIFO would block the write
+    if (const std::string kind = detail::not_regular_file(path, false); !kind.empty())
+      error = detail::error_message(api, ": ", kind);
+  }
+  if (comm.rank() == 0 && error.empty()) {
     std::ofstream out(path);
     out << "%%MatrixMarket matrix coordinate " << (std::is_integral_v<T> ? "integer" : "real")
         << " general\n% written by kfuse: " << A.label() << '\n'
