@@ -205,8 +205,8 @@ class Grid {
       if (all_fixed ? fixed != size : size % fixed != 0)
         return detail::error_message(api, ": GridOptions::ranks ", describe_extents(opts.ranks),
                                      all_fixed ? " asks for " : " asks for a multiple of ", fixed,
-                                     " ranks, but the communicator has ", size,
-                                     "; set a dimension's ranks to 0 to let MPI choose it");
+                                     fixed == 1 ? " rank" : " ranks", ", but the communicator has ",
+                                     size, "; set a dimension's ranks to 0 to let MPI choose it");
       return {};
     }
 
