@@ -1,4 +1,4 @@
-// Black-Scholes (BENCHMARKS.md): the problem shared by the kfuse variants
+// Black-Scholes (docs/benchmarks.md, Workloads): the problem shared by the kfuse variants
 // (black_scholes.cpp) and the hand-written one (black_scholes_kokkos.cpp).
 #pragma once
 

@@ -1,5 +1,5 @@
 // Plans decided at compile time: kernel, allreduce and exchange counts of
-// the acceptance programs (DESIGN.md "Expected plans"), checked with
+// the acceptance programs (their expected plans: docs/user-guide.md §7), checked with
 // static_assert, and the register/memory decision for temporaries.
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 
 namespace {
 
-// cnd(d): the Abramowitz-Stegun cumulative normal (BENCHMARKS.md).
+// cnd(d): the Abramowitz-Stegun cumulative normal (docs/benchmarks.md, Workloads).
 template <class D>
 auto cnd(const D& d) {
   auto k = 1.0 / (1.0 + 0.2316419 * kfuse::abs(d));

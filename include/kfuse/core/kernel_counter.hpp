@@ -1,5 +1,5 @@
 // KernelCounter: counts Kokkos kernel launches by label through Kokkos Tools
-// callbacks, applying kfuse's labelling rule (DESIGN.md): a compute kernel is
+// callbacks, applying kfuse's labelling rule (docs/architecture.md §10): a compute kernel is
 // a launch labelled "kfuse:..." that is neither a halo/ghost pack kernel nor
 // the ":boundary" half of a split group. Tests compare the count with a
 // program's kernel_count; benchmarks report it per iteration.

@@ -2,7 +2,7 @@
 // an MPI_Comm; built with KFUSE_ENABLE_MPI=0 it is a one-rank stand-in with
 // the same interface, so user code never needs #ifdefs.
 //
-// Also the collective error protocol of DESIGN.md: a check that fails on one
+// Also the collective error protocol (docs/architecture.md §11): a check that fails on one
 // rank is agreed on by all ranks (agree_or_throw), so every rank throws the
 // same kfuse::Error and none is left waiting in MPI.
 #pragma once

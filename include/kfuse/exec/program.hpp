@@ -27,7 +27,8 @@
 
 namespace kfuse {
 
-/// Argument of kfuse::fuse for an array the program owns (see DESIGN.md).
+/// Argument of kfuse::fuse for an array the program owns: kfuse::temporary<T>
+/// (docs/user-guide.md, Temporaries).
 template <class T>
 struct TemporaryTag {
   using value_type = T;

@@ -1,5 +1,5 @@
 // The compile-time plan of a program: statements are grouped into kernels by
-// the fusion rules of DESIGN.md, folding over the statements in order with
+// the fusion rules (docs/user-guide.md §7), folding over the statements in order with
 // Boost.Hana sets of parameter positions:
 //   a statement joins the current group unless
 //   1. (domain)      it iterates another kind of domain,
