@@ -16,23 +16,34 @@ namespace kfuse::bench::hand {
 
 using IndexRange = Kokkos::RangePolicy<detail::ExecSpace, Kokkos::IndexType<std::int64_t>>;
 
-/// Base of functors reducing M sums at once (Kokkos array reductions).
+/// M sums reduced at once. A struct, not a Kokkos array reduction: Kokkos 3
+/// and 4 take it the same way.
+template <unsigned M>
+struct Sums {
+  double v[M];
+};
+
+/// Base of functors reducing M sums at once.
 template <unsigned M>
 struct SumsOf {
-  using value_type = double[];
-  static constexpr unsigned value_count = M;
-  KOKKOS_INLINE_FUNCTION void init(double* sums) const {
-    for (unsigned m = 0; m < M; ++m) sums[m] = 0;
+  using value_type = Sums<M>;
+  KOKKOS_INLINE_FUNCTION void init(value_type& sums) const {
+    for (unsigned m = 0; m < M; ++m) sums.v[m] = 0;
   }
-  KOKKOS_INLINE_FUNCTION void join(double* into, const double* from) const {
-    for (unsigned m = 0; m < M; ++m) into[m] += from[m];
+  KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
+    for (unsigned m = 0; m < M; ++m) into.v[m] += from.v[m];
   }
-#if !KFUSE_KOKKOS_4
-  KOKKOS_INLINE_FUNCTION void join(volatile double* into, const volatile double* from) const {
-    for (unsigned m = 0; m < M; ++m) into[m] += from[m];
-  }
-#endif
+  KFUSE_VOLATILE_JOIN(value_type)
 };
+
+/// Runs a parallel_reduce of `functor` (a SumsOf<M>) and stores its M sums in `sums`.
+template <unsigned M, class Policy, class Functor>
+void reduce_into(const std::string& label, const Policy& policy, const Functor& functor,
+                 double* sums) {
+  Sums<M> total;
+  Kokkos::parallel_reduce(label, policy, functor, total);
+  for (unsigned m = 0; m < M; ++m) sums[m] = total.v[m];
+}
 
 /// Indices per chunk of a rank-1 loop.
 inline constexpr std::int64_t chunk_size =
@@ -43,22 +54,22 @@ template <unsigned M, class Body>
 struct Chunked : SumsOf<M> {
   Body body;
   std::int64_t n;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t chunk, double* sums) const {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t chunk, Sums<M>& sums) const {
     double local[M];
     for (unsigned m = 0; m < M; ++m) local[m] = 0;
     const std::int64_t begin = chunk * chunk_size;
     const std::int64_t end = begin + chunk_size < n ? begin + chunk_size : n;
     KFUSE_INDEPENDENT_ITERATIONS
     for (std::int64_t i = begin; i < end; ++i) body(i, local);
-    for (unsigned m = 0; m < M; ++m) sums[m] += local[m];
+    for (unsigned m = 0; m < M; ++m) sums.v[m] += local[m];
   }
 };
 
 /// parallel_reduce of body(i, sums) over [0, n) in chunks; M sums into `sums`.
 template <unsigned M, class Body>
 void reduce(const std::string& label, std::int64_t n, const Body& body, double* sums) {
-  Kokkos::parallel_reduce(label, IndexRange(0, (n + chunk_size - 1) / chunk_size),
-                          Chunked<M, Body>{{}, body, n}, sums);
+  reduce_into<M>(label, IndexRange(0, (n + chunk_size - 1) / chunk_size),
+                 Chunked<M, Body>{{}, body, n}, sums);
 }
 
 /// A 2-D index box [lo0, hi0) x [lo1, hi1).
@@ -72,20 +83,20 @@ template <unsigned M, class Body>
 struct RowSums : SumsOf<M> {
   Body body;
   std::int64_t j0, j1;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Sums<M>& sums) const {
     double local[M];
     for (unsigned m = 0; m < M; ++m) local[m] = 0;
     KFUSE_INDEPENDENT_ITERATIONS
     for (std::int64_t j = j0; j < j1; ++j) body(i, j, local);
-    for (unsigned m = 0; m < M; ++m) sums[m] += local[m];
+    for (unsigned m = 0; m < M; ++m) sums.v[m] += local[m];
   }
 };
 
 /// parallel_reduce of body(i, j, sums) over a box by rows; M sums into `sums`.
 template <unsigned M, class Body>
 void reduce_box(const std::string& label, const Range2& box, const Body& body, double* sums) {
-  Kokkos::parallel_reduce(label, IndexRange(box.lo0, box.hi0),
-                          RowSums<M, Body>{{}, body, box.lo1, box.hi1}, sums);
+  reduce_into<M>(label, IndexRange(box.lo0, box.hi0), RowSums<M, Body>{{}, body, box.lo1, box.hi1},
+                 sums);
 }
 
 /// body(i, j) along row i.

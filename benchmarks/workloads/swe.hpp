@@ -34,7 +34,7 @@ inline void initialise(Array<double, 2>& h, Array<double, 2>& hu, Array<double, 
   const double d = 1.0 / double(n);
   auto height = [=] KOKKOS_FUNCTION(std::int64_t i, std::int64_t j) {
     const double x = (double(j) + 0.5) * d - 0.5, y = (double(i) + 0.5) * d - 0.3;
-    return 1.0 + 0.1 * Kokkos::Experimental::exp(-(x * x + y * y) / 0.005);
+    return 1.0 + 0.1 * kfuse::detail::math::exp(-(x * x + y * y) / 0.005);
   };
   h.fill_with(height);
   hu.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { return Constants::u0 * height(i, j); });

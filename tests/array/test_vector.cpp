@@ -20,9 +20,11 @@ double g(std::int64_t i) { return 1.0 + 0.5 * std::sin(0.2 * double(i)); }
 
 void init(kfuse::Vector<double>& x, kfuse::Vector<double>& y) {
   x.fill_with(KOKKOS_LAMBDA(std::int64_t i) {
-    return Kokkos::Experimental::cos(0.1 * double(i)) + 0.01 * double(i);
+    return kfuse::detail::math::cos(0.1 * double(i)) + 0.01 * double(i);
   });
-  y.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return 1.0 + 0.5 * Kokkos::Experimental::sin(0.2 * double(i)); });
+  y.fill_with(KOKKOS_LAMBDA(std::int64_t i) {
+    return 1.0 + 0.5 * kfuse::detail::math::sin(0.2 * double(i));
+  });
 }
 
 std::vector<double> host(double (*h)(std::int64_t)) {
@@ -87,8 +89,7 @@ TEST_CASE("fused vector statements: one kernel, temporaries, rebinding") {
   alpha = 0.75;
   auto axpy = kfuse::fuse(x, y, r, alpha, rr, big, kfuse::temporary<double>,
                           [](auto x, auto y, auto r, auto alpha, auto rr, auto big, auto t) {
-                            return kfuse::seq(kfuse::assign(t, alpha * x),
-                                              kfuse::assign(r, y - t),
+                            return kfuse::seq(kfuse::assign(t, alpha * x), kfuse::assign(r, y - t),
                                               kfuse::reduce(rr, kfuse::dot(r, r)),
                                               kfuse::reduce(big, kfuse::reduce_max(kfuse::abs(r))));
                           });
@@ -114,15 +115,13 @@ TEST_CASE("fused vector statements: one kernel, temporaries, rebinding") {
   kfuse_test::check_close(r.gather(), want, 1e-15);
 
   // Unfused materialises intermediates as vectors on the row map.
-  auto unfused = kfuse::fuse<kfuse::Unfused>(x, y, r, alpha, rr, big, kfuse::temporary<double>,
-                                             [](auto x, auto y, auto r, auto alpha, auto rr,
-                                                auto big, auto t) {
-                                               return kfuse::seq(
-                                                   kfuse::assign(t, alpha * x),
-                                                   kfuse::assign(r, y - t),
-                                                   kfuse::reduce(rr, kfuse::dot(r, r)),
-                                                   kfuse::reduce(big, kfuse::reduce_max(kfuse::abs(r))));
-                                             });
+  auto unfused = kfuse::fuse<kfuse::Unfused>(
+      x, y, r, alpha, rr, big, kfuse::temporary<double>,
+      [](auto x, auto y, auto r, auto alpha, auto rr, auto big, auto t) {
+        return kfuse::seq(kfuse::assign(t, alpha * x), kfuse::assign(r, y - t),
+                          kfuse::reduce(rr, kfuse::dot(r, r)),
+                          kfuse::reduce(big, kfuse::reduce_max(kfuse::abs(r))));
+      });
   unfused();
   for (std::int64_t i = 0; i < n; ++i) want[i] = g(i) - 0.75 * f(i);
   kfuse_test::check_close(r.gather(), want, 1e-15);

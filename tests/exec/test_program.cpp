@@ -50,7 +50,7 @@ struct HostJacobi {
 
 void init(kfuse::Array<double, 2>& a) {
   a.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
-    return Kokkos::Experimental::sin(0.3 * double(i)) + 0.1 * double(j * j);
+    return kfuse::detail::math::sin(0.3 * double(i)) + 0.1 * double(j * j);
   });
 }
 
@@ -109,7 +109,7 @@ double host_launch_sum(const std::vector<double>& values, std::size_t per_call) 
 
 /// Values whose sum depends on the order of the additions.
 KOKKOS_INLINE_FUNCTION double uneven(std::int64_t k) {
-  return 1e7 * Kokkos::Experimental::sin(0.37 * double(k)) + 1e-3 * double(k % 7);
+  return 1e7 * kfuse::detail::math::sin(0.37 * double(k)) + 1e-3 * double(k % 7);
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ double xf(std::int64_t i) { return 1.0 + 0.25 * std::sin(0.7 * double(i)); }
 
 void fill_x(kfuse::Vector<double>& x) {
   x.fill_with(KOKKOS_LAMBDA(std::int64_t i) {
-    return 1.0 + 0.25 * Kokkos::Experimental::sin(0.7 * double(i));
+    return 1.0 + 0.25 * kfuse::detail::math::sin(0.7 * double(i));
   });
 }
 

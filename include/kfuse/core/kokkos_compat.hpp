@@ -1,6 +1,7 @@
 // The differences between Kokkos 3.4 (Debian) and Kokkos 4.x that kfuse
 // touches, in one place: math functions, initialization settings, reducer
-// join signatures.
+// join signatures. kfuse's tests, examples and benchmarks use these too
+// (tests/lint/kokkos4_api.sh fails on a direct use of an API Kokkos 4 removed).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -9,6 +10,20 @@
 #define KFUSE_KOKKOS_4 1
 #else
 #define KFUSE_KOKKOS_4 0
+#endif
+
+/// Inside a reduction functor that defines `join(T& into, const T& from)`:
+/// Kokkos 3 joins through volatile references as well, Kokkos 4 removed
+/// those, so this adds the volatile overload (on a copy) for Kokkos 3 only.
+#if KFUSE_KOKKOS_4
+#define KFUSE_VOLATILE_JOIN(T)
+#else
+#define KFUSE_VOLATILE_JOIN(T)                                                       \
+  KOKKOS_INLINE_FUNCTION void join(volatile T& into, const volatile T& from) const { \
+    T joined = const_cast<T&>(into);                                                 \
+    join(joined, const_cast<const T&>(from));                                        \
+    const_cast<T&>(into) = joined;                                                   \
+  }
 #endif
 
 namespace kfuse::detail::math {

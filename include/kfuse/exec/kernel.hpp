@@ -17,6 +17,7 @@
 
 #include "kfuse/array/view.hpp"
 #include "kfuse/core/config.hpp"
+#include "kfuse/core/kokkos_compat.hpp"
 #include "kfuse/dist/comm.hpp"
 #include "kfuse/expr/reduction.hpp"
 #include "kfuse/expr/terminal.hpp"
@@ -238,14 +239,7 @@ struct GroupKernel {
   KOKKOS_INLINE_FUNCTION void join(Accumulators& into, const Accumulators& from) const {
     into.join(from);
   }
-#if !KFUSE_KOKKOS_4
-  KOKKOS_INLINE_FUNCTION void join(volatile Accumulators& into,
-                                   const volatile Accumulators& from) const {
-    Accumulators a = const_cast<Accumulators&>(into);
-    a.join(const_cast<const Accumulators&>(from));
-    const_cast<Accumulators&>(into) = a;
-  }
-#endif
+  KFUSE_VOLATILE_JOIN(Accumulators)
 };
 
 /// A group kernel run over a list of rows (the interior or boundary rows of
@@ -275,12 +269,7 @@ struct RowListKernel {
   KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
     kernel.join(into, from);
   }
-#if !KFUSE_KOKKOS_4
-  KOKKOS_INLINE_FUNCTION void join(volatile value_type& into,
-                                   const volatile value_type& from) const {
-    kernel.join(into, from);
-  }
-#endif
+  KFUSE_VOLATILE_JOIN(value_type)
 };
 
 /// Independent accumulators of a host call: point k of a call joins lane

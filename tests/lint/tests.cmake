@@ -1,0 +1,3 @@
+# Checks of kfuse's own sources that need no build (label lint: backend independent).
+kfuse_add_script_test(NAME lint.kokkos4_api SCRIPT lint/kokkos4_api.sh ARGS "${PROJECT_SOURCE_DIR}"
+                      TIMEOUT 60 LABELS lint)
