@@ -85,7 +85,11 @@ if(_kfuse_kokkos_includes)
 endif()
 
 # --- Kokkos Kernels ------------------------------------------------------------
-_kfuse_find_package(KokkosKernels)
+# Looked for beside the Kokkos found (its lib/cmake directory) before the system's
+# directories: a consumer that sets only Kokkos_ROOT to an upstream install must not get
+# Debian's Kokkos Kernels (/usr/lib/<arch>/cmake), which is built on Debian's Kokkos.
+get_filename_component(_kfuse_kokkos_cmake_dir "${Kokkos_DIR}" DIRECTORY)
+_kfuse_find_package(KokkosKernels HINTS "${_kfuse_kokkos_cmake_dir}")
 if(TARGET Kokkos::kokkoskernels)  # upstream installs
   set(KFUSE_KOKKOSKERNELS_TARGET Kokkos::kokkoskernels)
 elseif(TARGET trilinos_kokkoskernels)  # Debian: a plain name, and no include directories
@@ -103,6 +107,31 @@ elseif(TARGET trilinos_kokkoskernels)  # Debian: a plain name, and no include di
 elseif(KokkosKernels_FOUND)  # (when not found, find_package has said so already)
   _kfuse_dependency_error(
     "kfuse: KokkosKernels (${KokkosKernels_DIR}) defines neither Kokkos::kokkoskernels nor trilinos_kokkoskernels")
+endif()
+
+# A mismatched pair links two Kokkos cores into one program. Debian's Kokkos Kernels (no
+# version file) belongs to the Kokkos beside it; an upstream one to a Kokkos of its major
+# version (Kokkos Kernels 4.7 runs on Kokkos 4.6, say).
+get_filename_component(_kfuse_kk_cmake_dir "${KokkosKernels_DIR}" DIRECTORY)
+set(_kfuse_kk_mismatch "")
+if(KFUSE_KOKKOSKERNELS_TARGET STREQUAL "trilinos_kokkoskernels")
+  get_filename_component(_kfuse_kk_cmake_dir "${_kfuse_kk_cmake_dir}" REALPATH)
+  get_filename_component(_kfuse_kokkos_cmake_dir "${_kfuse_kokkos_cmake_dir}" REALPATH)
+  if(NOT _kfuse_kk_cmake_dir STREQUAL _kfuse_kokkos_cmake_dir)
+    set(_kfuse_kk_mismatch "Debian's Trilinos Kokkos Kernels (built on the Kokkos in ${_kfuse_kk_cmake_dir})")
+  endif()
+elseif(KokkosKernels_FOUND AND KokkosKernels_VERSION)
+  string(REGEX MATCH "^[0-9]+" _kfuse_kk_major "${KokkosKernels_VERSION}")
+  string(REGEX MATCH "^[0-9]+" _kfuse_kokkos_major "${Kokkos_VERSION}")
+  if(NOT _kfuse_kk_major STREQUAL _kfuse_kokkos_major)
+    set(_kfuse_kk_mismatch "Kokkos Kernels ${KokkosKernels_VERSION}")
+  endif()
+endif()
+if(_kfuse_kk_mismatch)
+  _kfuse_dependency_error(
+    "kfuse: ${_kfuse_kk_mismatch} in ${KokkosKernels_DIR} does not match Kokkos ${Kokkos_VERSION} "
+    "in ${Kokkos_DIR}; set KokkosKernels_ROOT to the Kokkos Kernels installed with that Kokkos "
+    "(the same major version), or Kokkos_ROOT to the Kokkos it was built on")
 endif()
 
 # --- Boost (Hana) --------------------------------------------------------------
@@ -140,6 +169,11 @@ unset(_kfuse_kokkos_includes)
 unset(_kfuse_kept_includes)
 unset(_kfuse_dropped_include)
 unset(_kfuse_kk_includes)
+unset(_kfuse_kokkos_cmake_dir)
+unset(_kfuse_kk_cmake_dir)
+unset(_kfuse_kk_mismatch)
+unset(_kfuse_kk_major)
+unset(_kfuse_kokkos_major)
 unset(_kfuse_dir)
 unset(_kfuse_links)
 unset(_kfuse_link)
