@@ -1,0 +1,328 @@
+#!/usr/bin/env bash
+# The GPU harness, in two halves (docs/backends.md, "The GPU harness"):
+#
+#   scripts/gpu-check.sh prepare         here, without a GPU: gathers into .gpu/ (ignored) what
+#                                        the GPU machine lacks, and checks that .gpu/ and the
+#                                        sources fit in what its tool carries (64 MiB)
+#   scripts/gpu-check.sh run OUT-DIR     on the GPU machine, with .gpu/ carried along: builds the
+#                                        tests, examples and kfuse-bench with nvcc for its GPU,
+#                                        runs ctest and kfuse-bench at GPU sizes, and writes
+#                                        summary.md, ctest.log, build.log, bench.txt and
+#                                        bench.json into OUT-DIR (about 5 minutes on 16 cores)
+#
+# .gpu/ holds: kokkos/ (CUDA Kokkos + Kokkos Kernels of scripts/build-kokkos.sh cuda, built or
+# reused), prefix/ (the headers and CMake package files of Boost.Hana, doctest, CLI11 and
+# nlohmann-json), matrices/ (the real test matrices, when ../shared/matrices is there) and
+# MANIFEST. Open MPI is not carried: the GPU build is the one-rank build (KFUSE_ENABLE_MPI=OFF).
+#
+# Environment knobs:
+#   KFUSE_GPU_DIR            the folder prepare fills and run reads (default <repo>/.gpu)
+#   KFUSE_KOKKOS_CUDA_ARCH   the GPU generation prepare builds for (default HOPPER90: H100, H200)
+#   KFUSE_GPU_CARRY_LIMIT    bytes the GPU machine's tool carries (default 64 MiB)
+#   KFUSE_GPU_BUDGET         seconds run may take in all (default 480); the phases share it
+#   JOBS                     build parallelism (default: nproc)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo=$PWD
+gpu_dir=${KFUSE_GPU_DIR:-$repo/.gpu}
+case "$gpu_dir" in /*) ;; *) gpu_dir=$repo/$gpu_dir ;; esac
+JOBS=${JOBS:-$(nproc)}
+
+die() { echo "gpu-check: error: $*" >&2; exit 1; }
+say() { echo "gpu-check: $*"; }
+usage() { sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+
+# The benchmark sizes on a GPU: each workload's arrays (and matrix) take at least 1 GiB in all,
+# so that every kernel streams from device memory rather than the 50-60 MB L2.
+#   black_scholes 40 B an option; stencil_jacobi 2 arrays; swe 6; cfd 7; cg_matfree 5 vectors;
+#   cg and bicgstab a 5-point CSR matrix (60 B a row) and 4 or 8 vectors.
+GPU_BENCH_SIZES=(
+  black_scholes=33554432
+  stencil_jacobi=8192
+  swe=5120
+  cfd=4608
+  cg=4096
+  cg_matfree=6144
+  bicgstab=4096
+)
+GPU_STREAM_DOUBLES=134217728  # 1 GiB an array, 3 GiB in all
+
+# ------------------------------------------------------------------------------- prepare
+copy_headers() {  # DEST: the headers the build needs that the GPU machine lacks
+  local inc=$1/include
+  mkdir -p "$inc/boost"
+  # Boost.Hana includes only boost/hana/*; FindBoost and BoostConfig read version.hpp and
+  # config.hpp (and nvcc builds pick their compiler file from config/).
+  cp -a /usr/include/boost/hana /usr/include/boost/hana.hpp /usr/include/boost/version.hpp \
+    /usr/include/boost/config /usr/include/boost/config.hpp "$inc/boost/"
+  cp -a /usr/include/doctest /usr/include/CLI /usr/include/nlohmann "$inc/"
+}
+
+# CMake package files that find the headers relative to themselves (Debian's CLI11,
+# nlohmann-json and Boost ones do; Debian's doctest names /usr, so it gets its own).
+copy_package_files() {  # DEST
+  local dest=$1 multiarch boost_version
+  multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+  mkdir -p "$dest/share/cmake" "$dest/lib/$multiarch/cmake" "$dest/lib/cmake/doctest"
+  cp -a /usr/share/cmake/CLI11 /usr/share/cmake/nlohmann_json "$dest/share/cmake/"
+  boost_version=$(awk '$1 == "#define" && $2 == "BOOST_VERSION" {
+      printf "%d.%d.%d", $3 / 100000, $3 / 100 % 1000, $3 % 100 }' /usr/include/boost/version.hpp)
+  [ -n "$boost_version" ] || die "no BOOST_VERSION in /usr/include/boost/version.hpp"
+  local d
+  for d in "Boost-$boost_version" "boost_headers-$boost_version"; do
+    [ -d "/usr/lib/$multiarch/cmake/$d" ] || die "no /usr/lib/$multiarch/cmake/$d"
+    cp -a "/usr/lib/$multiarch/cmake/$d" "$dest/lib/$multiarch/cmake/"
+  done
+  cp -a /usr/lib/cmake/doctest/doctestConfigVersion.cmake "$dest/lib/cmake/doctest/"
+  cat > "$dest/lib/cmake/doctest/doctestConfig.cmake" <<'CMAKE'
+# doctest is one header; written by scripts/gpu-check.sh prepare (Debian's names /usr).
+if(NOT TARGET doctest::doctest)
+  add_library(doctest::doctest INTERFACE IMPORTED)
+  set_target_properties(doctest::doctest PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "${CMAKE_CURRENT_LIST_DIR}/../../../include")
+endif()
+CMAKE
+}
+
+# Bytes of what the device tool carries: the files git tracks or does not ignore, shared/ in
+# the checkout, and the carried folder.
+carried_bytes() {
+  local sources=0 shared=0 carried
+  sources=$(git ls-files -z --cached --others --exclude-standard |
+            xargs -0 -r stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')
+  [ -d shared ] && shared=$(du -sb shared | cut -f1)
+  carried=$(du -sb "$gpu_dir" | cut -f1)
+  echo "$sources $shared $carried"
+}
+
+prepare() {
+  source scripts/lib/deps.sh
+  kfuse_install_packages
+  local kokkos=${KFUSE_DEPS_DIR:-$repo/.deps}/kokkos-cuda
+  scripts/build-kokkos.sh cuda "$kokkos"
+  local arch=${KFUSE_KOKKOS_CUDA_ARCH:-HOPPER90}
+
+  rm -rf "$gpu_dir"
+  mkdir -p "$gpu_dir"
+  # Not git's business, wherever the folder is.
+  printf '# made by scripts/gpu-check.sh prepare\n*\n' > "$gpu_dir/.gitignore"
+  cp -a "$kokkos" "$gpu_dir/kokkos"
+  rm -rf "$gpu_dir/kokkos/share/kfuse-kokkos"/*.log  # build logs: the stamp stays
+  copy_headers "$gpu_dir/prefix"
+  copy_package_files "$gpu_dir/prefix"
+  local matrices=""
+  for d in "$repo/../shared/matrices" "$repo/shared/matrices"; do
+    if [ -f "$d/spd/1138_bus.mtx" ]; then
+      cp -a "$d" "$gpu_dir/matrices"
+      matrices=$d
+      break
+    fi
+  done
+  {
+    echo "prepared: $(date -u +%Y-%m-%dT%H:%MZ) from $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+    echo "kokkos_arch: $arch"
+    echo "kokkos: $(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")/\1/p' \
+      "$gpu_dir/kokkos/lib/cmake/Kokkos/KokkosConfigVersion.cmake") (CUDA, scripts/build-kokkos.sh)"
+    echo "nvcc_here: $(nvcc --version 2>/dev/null | tail -n1 || echo none)"
+    echo "host_cxx_here: $(c++ --version | head -n1)"
+    echo "matrices: ${matrices:-none (the sparse tests leave the real matrices out)}"
+    echo "mpi: not carried (one-rank build, KFUSE_ENABLE_MPI=OFF)"
+  } > "$gpu_dir/MANIFEST"
+
+  local limit=${KFUSE_GPU_CARRY_LIMIT:-67108864} sources shared carried total
+  read -r sources shared carried < <(carried_bytes)
+  total=$((sources + shared + carried))
+  say "carried: sources $((sources / 1024)) KiB + shared/ $((shared / 1024)) KiB + $(basename "$gpu_dir")/ $((carried / 1024)) KiB = $((total / 1048576)) MiB of $((limit / 1048576)) MiB"
+  ((total <= limit)) || die "$((total / 1048576)) MiB is more than the $((limit / 1048576)) MiB the GPU machine's tool carries"
+  say "ready: on the GPU machine, carry '$(realpath --relative-to="$repo" "$gpu_dir")' and run: scripts/gpu-check.sh run \$OUT"
+}
+
+# ------------------------------------------------------------------------------- run
+started=$(date +%s)
+remaining() { echo $(( ${KFUSE_GPU_BUDGET:-480} - ($(date +%s) - started) )); }
+
+# Runs a phase under `timeout` with at most SECONDS (and what is left of the budget).
+phase() {  # NAME SECONDS LOG CMD...
+  local name=$1 seconds=$2 log=$3 left rc=0
+  shift 3
+  left=$(remaining)
+  ((seconds < left)) || seconds=$left
+  if ((seconds <= 5)); then
+    echo "- $name: skipped, the time budget is spent" >> "$summary"
+    return 1
+  fi
+  local t0
+  t0=$(date +%s)
+  timeout --kill-after=10 "$seconds" "$@" >> "$log" 2>&1 || rc=$?
+  local took=$(($(date +%s) - t0))
+  if ((rc == 0)); then
+    echo "- $name: ok (${took} s)" >> "$summary"
+  elif ((rc == 124 || rc == 137)); then
+    echo "- $name: **stopped after ${seconds} s** (time limit)" >> "$summary"
+  else
+    echo "- $name: **failed** (exit $rc, ${took} s; see $(basename "$log"))" >> "$summary"
+  fi
+  say "$name: exit $rc after ${took} s"
+  return "$rc"
+}
+
+# The CUDA toolkit's root, from nvcc on PATH or the usual places.
+find_cuda() {
+  local nvcc
+  nvcc=$(command -v nvcc || true)
+  for c in "$nvcc" "${CUDA_ROOT:-}/bin/nvcc" "${CUDA_HOME:-}/bin/nvcc" /usr/local/cuda/bin/nvcc; do
+    if [ -n "$c" ] && [ -x "$c" ]; then
+      dirname "$(dirname "$(realpath "$c")")"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# Kokkos' package file names the CUDA runtime where it was built; point it at this machine's.
+relocate_cuda() {  # KOKKOS-PREFIX CUDA-ROOT
+  local config=$1/lib/cmake/Kokkos/KokkosConfig.cmake cuda=$2 recorded lib
+  recorded=$(sed -n 's/.*IMPORTED_LOCATION "\(.*\)\/libcudart\.so".*/\1/p' "$config" | head -n1)
+  [ -n "$recorded" ] && [ ! -e "$recorded/libcudart.so" ] || return 0
+  for lib in "$cuda/lib64" "$cuda/lib" "$cuda/targets/x86_64-linux/lib"; do
+    if [ -e "$lib/libcudart.so" ]; then
+      sed -i "s|$recorded/|$lib/|g; s|${recorded%/lib*}/include|$cuda/include|g" "$config"
+      say "CUDA runtime: $lib (Kokkos was built against $recorded)"
+      return 0
+    fi
+  done
+  die "no libcudart.so under $cuda"
+}
+
+# Kokkos arch option -> compute capability digits (HOPPER90 -> 90).
+arch_digits() { sed 's/^[A-Z]*//' <<<"$1"; }
+
+run() {
+  local out=$1
+  mkdir -p "$out"
+  out=$(realpath "$out")
+  summary=$out/summary.md
+  [ -f "$gpu_dir/MANIFEST" ] ||
+    die "no $gpu_dir/MANIFEST: run 'scripts/gpu-check.sh prepare' where the sources are, and carry $(basename "$gpu_dir")/ to this machine"
+
+  local smi gpu_name cc driver memory
+  smi=$(nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv,noheader 2>&1 | head -n1) ||
+    die "nvidia-smi failed: $smi"
+  IFS=, read -r gpu_name cc driver memory <<<"$smi"
+  cc=$(tr -d ' .' <<<"$cc")
+  local arch want
+  arch=$(sed -n 's/^kokkos_arch: //p' "$gpu_dir/MANIFEST")
+  want=$(arch_digits "$arch")
+  local cuda
+  cuda=$(find_cuda) || die "no nvcc (set CUDA_ROOT)"
+  export PATH=$cuda/bin:$PATH
+  {
+    echo "# kfuse on $gpu_name"
+    echo
+    echo "- GPU: $gpu_name, compute capability $cc, driver $driver,$memory"
+    echo "- nvcc: $(nvcc --version | tail -n1); host compiler: $(g++ --version 2>/dev/null | head -n1 || echo 'no g++')"
+    echo "- CPU: $(nproc) cores; sources: $(git rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout')"
+    sed 's/^/- carried: /' "$gpu_dir/MANIFEST"
+    echo
+    echo "## Phases"
+  } > "$summary"
+  if ((cc < want)); then
+    die "this GPU (compute capability $cc) is older than the $arch the carried Kokkos was built for: prepare with KFUSE_KOKKOS_CUDA_ARCH set for it"
+  elif ((cc != want)); then
+    echo "- note: Kokkos was built for $arch; this GPU is $cc (the PTX is compiled at load)" >> "$summary"
+  fi
+
+  local kokkos=$gpu_dir/kokkos
+  relocate_cuda "$kokkos" "$cuda"
+  local build=$repo/build/gpu generator=() matrices=()
+  [ -d "$gpu_dir/matrices" ] && matrices=(-DKFUSE_MATRICES_DIR="$gpu_dir/matrices")
+  command -v ninja >/dev/null && generator=(-G Ninja)
+  local build_log=$out/build.log
+  : > "$build_log"
+
+  # One tree for tests and benchmarks, Release: the benchmarks need it, and nvcc optimises
+  # device code whatever the build type.
+  phase configure 120 "$build_log" cmake -S . -B "$build" "${generator[@]}" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" \
+    -DKokkos_ROOT="$kokkos" -DKokkosKernels_ROOT="$kokkos" -DCMAKE_PREFIX_PATH="$gpu_dir/prefix" \
+    -DKFUSE_ENABLE_MPI=OFF -DKFUSE_BUILD_HEADER_TESTS=OFF -DKFUSE_FUZZ_CXX_WORKS=OFF \
+    -DKFUSE_BENCH_NATIVE=OFF "${matrices[@]}" || {
+      tail -n 30 "$build_log" >&2
+      die "configure failed (build.log)"
+    }
+  # -k 0: every program that compiles is built and tested, whatever else fails.
+  local build_tool=(cmake --build "$build" --parallel "$JOBS" --)
+  if ((${#generator[@]})); then build_tool+=(-k 0); else build_tool+=(-k); fi
+  phase build 300 "$build_log" "${build_tool[@]}" || true
+  local warnings
+  warnings=$(grep -cE '^[^ ]*/(include/kfuse|tests|examples|benchmarks)/[^(]*\([0-9]+\): (warning|error)' \
+    "$build_log" || true)
+  echo "- nvcc diagnostics in kfuse code: $warnings" >> "$summary"
+
+  # ctest: the tests that run kfuse code (compile-fail, fuzz and install tests are
+  # backend-independent), four at a time on the one GPU.
+  phase ctest 180 "$out/ctest.log" \
+    bash -c "cd '$build' && ctest --output-on-failure --parallel 4 --timeout 120 -LE '^(compile_fail|fuzz|install)\$'" ||
+    true
+  {
+    echo
+    echo "## Tests"
+    echo
+    grep -E 'tests passed|tests failed' "$out/ctest.log" | sed 's/^/- /' || echo "- no ctest summary"
+    sed -n '/The following tests FAILED/,$p' "$out/ctest.log" | grep -E '^\s+[0-9]+ - ' | sed 's/^ */  - /' || true
+  } >> "$summary"
+
+  # kfuse-bench, each workload at its GPU size.
+  local bench=$build/benchmarks/kfuse-bench rows=$out/bench-rows
+  rm -rf "$rows"
+  mkdir -p "$rows"
+  : > "$out/bench.txt"
+  if [ -x "$bench" ]; then
+    local entry name size
+    for entry in "${GPU_BENCH_SIZES[@]}"; do
+      name=${entry%%=*} size=${entry#*=}
+      phase "bench $name (size $size)" 120 "$out/bench.txt" "$bench" --workload "$name" \
+        --size "$size" --stream-size "$GPU_STREAM_DOUBLES" --json "$rows/$name.json" || true
+    done
+  else
+    echo "- bench: kfuse-bench was not built" >> "$summary"
+  fi
+  python3 - "$rows" "$out/bench.json" >> "$summary" <<'PY'
+import json, math, pathlib, sys
+rows = []
+for f in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
+    rows += json.loads(f.read_text())
+pathlib.Path(sys.argv[2]).write_text(json.dumps(rows, indent=1))
+fused = [r for r in rows if r["variant"] == "fused"]
+print("\n## Benchmarks (fused kfuse; ratios are speed-ups of one run)\n")
+if not fused:
+    print("no benchmark rows")
+    sys.exit(0)
+def x(v):
+    return "-" if v is None else f"{v:.2f}x"
+print("| workload | size | ms/iter | kernels/iter | vs unfused | vs kokkos | % device triad | status |")
+print("|---|---|---|---|---|---|---|---|")
+for r in fused:
+    print(f"| {r['workload']} | {r['size_knob']} | {1e3 * r['time_per_iter_s']:.3f} | "
+          f"{r['kernels_per_iter']:.1f} | {x(r['speedup_vs_unfused'])} | {x(r['speedup_vs_kokkos'])} | "
+          f"{r['pct_stream']:.0f}% | {r['status']} |")
+for key in ("speedup_vs_unfused", "speedup_vs_kokkos"):
+    v = [r[key] for r in fused if r[key]]
+    if v:
+        print(f"\ngeometric mean {key[8:].replace('_', ' ')}: "
+              f"{math.exp(sum(map(math.log, v)) / len(v)):.2f}x over {len(v)} workloads")
+stream = sorted({round(r["stream_gbps"]) for r in rows})
+print(f"\ndevice STREAM triad: {', '.join(map(str, stream))} GB/s")
+PY
+  rm -rf "$rows"
+  echo >> "$summary"
+  echo "total: $(($(date +%s) - started)) s" >> "$summary"
+  cat "$summary"
+}
+
+case "${1:-}" in
+  prepare) [ $# -eq 1 ] || usage; prepare ;;
+  run) [ $# -eq 2 ] || usage; run "$2" ;;
+  *) usage ;;
+esac
