@@ -19,7 +19,8 @@
 #   KFUSE_GPU_DIR            the folder prepare fills and run reads (default <repo>/.gpu)
 #   KFUSE_KOKKOS_CUDA_ARCH   the GPU generation prepare builds for (default HOPPER90: H100, H200)
 #   KFUSE_GPU_CARRY_LIMIT    bytes the GPU machine's tool carries (default 64 MiB)
-#   KFUSE_GPU_BUDGET         seconds run may take in all (default 480); the phases share it
+#   KFUSE_GPU_BUDGET         seconds run may take in all (default 480); each phase's limit
+#                            grows with it (a dry run on a small machine sets it high)
 #   JOBS                     build parallelism (default: nproc)
 set -euo pipefail
 
@@ -140,11 +141,13 @@ prepare() {
 
 # ------------------------------------------------------------------------------- run
 started=$(date +%s)
-remaining() { echo $(( ${KFUSE_GPU_BUDGET:-480} - ($(date +%s) - started) )); }
+budget=${KFUSE_GPU_BUDGET:-480}
+remaining() { echo $((budget - ($(date +%s) - started))); }
 
-# Runs a phase under `timeout` with at most SECONDS (and what is left of the budget).
+# Runs a phase under `timeout`: at most SECONDS (a share of the default 480 s budget, scaled
+# with KFUSE_GPU_BUDGET) and what is left of the budget.
 phase() {  # NAME SECONDS LOG CMD...
-  local name=$1 seconds=$2 log=$3 left rc=0
+  local name=$1 seconds=$(($2 * budget / 480)) log=$3 left rc=0
   shift 3
   left=$(remaining)
   ((seconds < left)) || seconds=$left
@@ -270,7 +273,7 @@ run() {
     echo "## Tests"
     echo
     grep -E 'tests passed|tests failed' "$out/ctest.log" | sed 's/^/- /' || echo "- no ctest summary"
-    sed -n '/The following tests FAILED/,$p' "$out/ctest.log" | grep -E '^\s+[0-9]+ - ' | sed 's/^ */  - /' || true
+    sed -n '/The following tests FAILED/,$p' "$out/ctest.log" | sed -n 's/^[[:space:]]*[0-9]* - /  - /p'
   } >> "$summary"
 
   # kfuse-bench, each workload at its GPU size.

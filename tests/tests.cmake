@@ -18,3 +18,13 @@ kfuse_add_compile_fail_test(NAME compile_fail.rank_mismatch
 kfuse_add_compile_fail_test(NAME compile_fail.too_many_parameters
   SOURCE compile_fail/too_many_parameters.cpp REGEX "kfuse::fuse: a program has at most 64 parameters")
 kfuse_add_test(NAME exec.sparse_program SOURCES exec/test_sparse_program.cpp support/main.cpp RANKS 1 2 4 LABELS exec)
+
+# The GPU launch schedule (a thread per point, Kokkos' own reductions) on the host backend
+# of this build: the same programs compiled with KFUSE_DEVICE_SCHEDULE_ON_HOST
+# (exec/kernel.hpp; the shared main runs no kernel).
+foreach(_kfuse_program IN ITEMS program sparse_program)
+  kfuse_add_test(NAME exec.${_kfuse_program}.device_schedule
+                 SOURCES exec/test_${_kfuse_program}.cpp support/main.cpp RANKS 1 2 LABELS exec device)
+  target_compile_definitions(test_exec_${_kfuse_program}_device_schedule PRIVATE
+                             KFUSE_DEVICE_SCHEDULE_ON_HOST=1)
+endforeach()

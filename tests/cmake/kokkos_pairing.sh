@@ -4,10 +4,11 @@
 #     system's, e.g. Debian's, which is built on another Kokkos);
 #  2. given a Kokkos Kernels of another major version, it stops with a message naming both.
 #
-#   bash kokkos_pairing.sh SOURCE-DIR KOKKOS-DIR CXX-COMPILER
+#   bash kokkos_pairing.sh SOURCE-DIR KOKKOS-DIR CXX-COMPILER [PREFIX-PATH]
+# PREFIX-PATH: the build's CMAKE_PREFIX_PATH, ':'-separated (where Boost may be).
 set -euo pipefail
 
-src=$1 kokkos_dir=$2 cxx=$3
+src=$1 kokkos_dir=$2 cxx=$3 prefix_path=${4:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -26,7 +27,8 @@ configure() {  # BUILD-DIR [CMAKE-ARG...]
   local dir=$1
   shift
   cmake -S "$work/consumer" -B "$work/$dir" -DCMAKE_CXX_COMPILER="$cxx" \
-    -DKokkos_DIR="$kokkos_dir" "$@" > "$work/$dir.log" 2>&1
+    -DKokkos_DIR="$kokkos_dir" -DCMAKE_PREFIX_PATH="${prefix_path//:/;}" "$@" \
+    > "$work/$dir.log" 2>&1
 }
 
 # 1. Beside Kokkos.
@@ -66,4 +68,4 @@ if ! grep -qF "kfuse: Kokkos Kernels 99.0.0 in $fake does not match Kokkos" <<<"
   echo "kokkos_pairing: the mismatch failed without kfuse's message" >&2
   exit 1
 fi
-echo "kokkos_pairing: Kokkos Kernels 99.0 refused: $(grep -o 'kfuse: Kokkos Kernels 99[^(]*' <<<"$message")"
+echo "kokkos_pairing: Kokkos Kernels 99.0 refused: $(grep -o 'kfuse: Kokkos Kernels 99.*does not match Kokkos [0-9.]*' <<<"$message")"

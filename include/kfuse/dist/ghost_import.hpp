@@ -8,7 +8,9 @@
 // start() packs the send values (kernel "kfuse:ghost-pack") and posts the
 // messages; finish() waits and leaves the ghosts in the caller's buffer, so a
 // caller can compute the interior rows in between (overlap). Buffers belong to
-// the plan and are allocated once. Used by CsrMatrix and the SpMV kernels.
+// the plan and are allocated once. MPI gets device buffers or host staging
+// buffers as dist/mpi_buffers.hpp decides, like the halo exchange. Used by
+// CsrMatrix and the SpMV kernels.
 #pragma once
 
 #include <string>
@@ -20,6 +22,7 @@
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/error.hpp"
 #include "kfuse/dist/comm.hpp"
+#include "kfuse/dist/mpi_buffers.hpp"
 #include "kfuse/dist/row_map.hpp"
 
 namespace kfuse::detail {
@@ -105,8 +108,11 @@ class GhostImport {
     send_indices_ = indices;
     send_buffer_ = view_type("kfuse:ghost-send", asked.size());
 #if KFUSE_ENABLE_MPI
-    host_send_ = Kokkos::create_mirror_view(send_buffer_);
-    if constexpr (!host_accessible) host_recv_ = host_view_type("kfuse:ghost-recv", num_ghosts_);
+    staged_ = !detail::mpi_takes_device_buffers();
+    if (staged_) {
+      host_send_ = staging_view("kfuse:ghost-send-host", asked.size());
+      host_recv_ = staging_view("kfuse:ghost-recv-host", num_ghosts_);
+    }
 #endif
   }
 
@@ -140,7 +146,7 @@ class GhostImport {
     ghosts_ = ghosts;
 #if KFUSE_ENABLE_MPI
     // Receives first: a neighbour's message can land as soon as it is sent.
-    T* recv = host_accessible ? ghosts.data() : host_recv_.data();
+    T* recv = staged_ ? host_recv_.data() : ghosts.data();
     for (const Message& m : receives_) {
       requests_.emplace_back();
       MPI_Irecv(recv + m.offset, m.count, Comm::mpi_type<T>(), m.rank, tag, comm_.native(),
@@ -154,11 +160,12 @@ class GhostImport {
         detail::GhostPack<T>{x_owned, send_indices_, send_buffer_});
     Kokkos::fence();  // the buffer is complete before MPI reads it
 #if KFUSE_ENABLE_MPI
-    if constexpr (!host_accessible) Kokkos::deep_copy(host_send_, send_buffer_);
+    if (staged_) Kokkos::deep_copy(host_send_, send_buffer_);
+    const T* send = staged_ ? host_send_.data() : send_buffer_.data();
     for (const Message& m : sends_) {
       requests_.emplace_back();
-      MPI_Isend(host_send_.data() + m.offset, m.count, Comm::mpi_type<T>(), m.rank, tag,
-                comm_.native(), &requests_.back());
+      MPI_Isend(send + m.offset, m.count, Comm::mpi_type<T>(), m.rank, tag, comm_.native(),
+                &requests_.back());
     }
 #endif
   }
@@ -170,8 +177,7 @@ class GhostImport {
     if (!requests_.empty())
       MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
     requests_.clear();
-    if constexpr (!host_accessible)
-      if (num_ghosts_ > 0) Kokkos::deep_copy(ghosts_, host_recv_);
+    if (staged_ && num_ghosts_ > 0) Kokkos::deep_copy(ghosts_, host_recv_);
 #endif
     ghosts_ = view_type();
     in_flight_ = false;
@@ -183,13 +189,13 @@ class GhostImport {
   }
 
  private:
-  // MPI reads and writes the device buffers directly where the host can reach
-  // them (Serial, OpenMP); otherwise the values go through host mirrors.
-  static constexpr bool host_accessible =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, detail::MemSpace>::accessible;
   // Apart from the halo exchange's direction tags (0..26) on the same communicator.
   static constexpr int tag = 0x6b66;
-  using host_view_type = Kokkos::View<T*, Kokkos::LayoutRight, Kokkos::HostSpace>;
+  using staging_view_type = Kokkos::View<T*, Kokkos::LayoutRight, detail::StagingSpace>;
+  static staging_view_type staging_view(const char* label, std::size_t size) {
+    return staging_view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+                             size);
+  }
 
   Comm comm_;
   index_t num_owned_ = 0;
@@ -200,8 +206,8 @@ class GhostImport {
   view_type ghosts_;  // the caller's buffer while an import is in flight
   bool in_flight_ = false;
 #if KFUSE_ENABLE_MPI
-  typename view_type::HostMirror host_send_;
-  host_view_type host_recv_;
+  bool staged_ = false;  // MPI gets host_send_ and host_recv_, not the device buffers
+  staging_view_type host_send_, host_recv_;
   std::vector<MPI_Request> requests_;
 #endif
 };

@@ -380,6 +380,16 @@ void launch_on_host(const std::string& label, const Box<N>& box, const Kernel& k
   }
 }
 
+/// Whether launch() takes the host schedule (InnerLoop calls) or the GPU one
+/// (a thread per point, Kokkos' own reduction). A program compiled with
+/// KFUSE_DEVICE_SCHEDULE_ON_HOST=1 runs the GPU schedule on a host backend, so
+/// that builds without a GPU test it too (tests/exec, *.device_schedule).
+#if defined(KFUSE_DEVICE_SCHEDULE_ON_HOST) && KFUSE_DEVICE_SCHEDULE_ON_HOST
+inline constexpr bool host_schedule = false;
+#else
+inline constexpr bool host_schedule = std::is_same_v<ExecSpace, Kokkos::DefaultHostExecutionSpace>;
+#endif
+
 /// Launches `kernel` over `box` (view coordinates) and, when the group has
 /// reductions, leaves their values in `acc`. GPUs get one thread per point
 /// (parallel_for or parallel_reduce); host CPUs an InnerLoop over the
@@ -393,7 +403,7 @@ void launch(const std::string& label, const Box<N>& box, const Kernel& kernel, A
   constexpr bool reduces = !std::is_same_v<Accumulators, NoAccumulators>;
   if constexpr (reduces) acc->init();
   if (box.size() == 0) return;
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::DefaultHostExecutionSpace>) {
+  if constexpr (host_schedule) {
     if constexpr (Kernel::holds_powers) {
       if (kernel.powers_small())
         return launch_on_host(label, box, kernel.assuming_small_powers(), acc);
