@@ -9,6 +9,12 @@
 #                                        runs ctest and kfuse-bench at GPU sizes, and writes
 #                                        summary.md, ctest.log, build.log, bench.txt and
 #                                        bench.json into OUT-DIR (about 5 minutes on 16 cores)
+#   scripts/gpu-check.sh simulate OUT-DIR
+#                                        `run` here, as root, in a mount namespace that hides
+#                                        the Debian packages the GPU machine lacks, with a
+#                                        stand-in nvidia-smi: checks the harness without a GPU
+#                                        (everything builds; the tests then stop in
+#                                        Kokkos::initialize, there being no driver)
 #
 # .gpu/ holds: kokkos/ (CUDA Kokkos + Kokkos Kernels of scripts/build-kokkos.sh cuda, built or
 # reused), prefix/ (the headers and CMake package files of Boost.Hana, doctest, CLI11 and
@@ -32,7 +38,7 @@ JOBS=${JOBS:-$(nproc)}
 
 die() { echo "gpu-check: error: $*" >&2; exit 1; }
 say() { echo "gpu-check: $*"; }
-usage() { sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 
 # The benchmark sizes on a GPU: each workload's arrays (and matrix) take at least 1 GiB in all,
 # so that every kernel streams from device memory rather than the 50-60 MB L2.
@@ -183,19 +189,27 @@ find_cuda() {
   return 1
 }
 
-# Kokkos' package file names the CUDA runtime where it was built; point it at this machine's.
+# Kokkos' package files name the CUDA libraries (and libdl.a) where Kokkos was built; point
+# them at this machine's when those paths do not exist here.
 relocate_cuda() {  # KOKKOS-PREFIX CUDA-ROOT
-  local config=$1/lib/cmake/Kokkos/KokkosConfig.cmake cuda=$2 recorded lib
-  recorded=$(sed -n 's/.*IMPORTED_LOCATION "\(.*\)\/libcudart\.so".*/\1/p' "$config" | head -n1)
-  [ -n "$recorded" ] && [ ! -e "$recorded/libcudart.so" ] || return 0
-  for lib in "$cuda/lib64" "$cuda/lib" "$cuda/targets/x86_64-linux/lib"; do
-    if [ -e "$lib/libcudart.so" ]; then
-      sed -i "s|$recorded/|$lib/|g; s|${recorded%/lib*}/include|$cuda/include|g" "$config"
-      say "CUDA runtime: $lib (Kokkos was built against $recorded)"
-      return 0
-    fi
-  done
-  die "no libcudart.so under $cuda"
+  local dir=$1/lib/cmake/Kokkos cuda=$2 recorded lib=""
+  local files=("$dir/KokkosConfig.cmake" "$dir/KokkosTargets.cmake")
+  recorded=$(sed -n 's|.*"\([^"]*\)/libcudart\.so".*|\1|p' "$dir/KokkosConfig.cmake" | head -n1)
+  if [ -n "$recorded" ] && [ ! -e "$recorded/libcudart_static.a" ]; then
+    for candidate in "$cuda/lib64" "$cuda/lib" "$cuda/targets/x86_64-linux/lib"; do
+      [ -e "$candidate/libcudart_static.a" ] && { lib=$candidate; break; }
+    done
+    [ -n "$lib" ] || die "no libcudart_static.a under $cuda (Kokkos was built against $recorded)"
+    sed -i "s|$recorded/|$lib/|g; s|${recorded%/lib*}/include|$cuda/include|g" "${files[@]}"
+    say "CUDA libraries: $lib (Kokkos was built against $recorded)"
+  fi
+  local libdl
+  libdl=$(sed -n 's|.*IMPORTED_LOCATION "\([^"]*libdl\.a\)".*|\1|p' "$dir/KokkosConfig.cmake" | head -n1)
+  if [ -n "$libdl" ] && [ ! -e "$libdl" ]; then
+    sed -i "s|IMPORTED_LOCATION \"$libdl\"|IMPORTED_LIBNAME \"dl\"|" "$dir/KokkosConfig.cmake"
+    sed -i 's|ADD_LIBRARY(Kokkos::LIBDL UNKNOWN IMPORTED)|ADD_LIBRARY(Kokkos::LIBDL INTERFACE IMPORTED)|' "$dir/KokkosConfig.cmake"
+    say "libdl: $libdl is not here; linking -ldl"
+  fi
 }
 
 # Kokkos arch option -> compute capability digits (HOPPER90 -> 90).
@@ -226,19 +240,21 @@ run() {
     echo "- GPU: $gpu_name, compute capability $cc, driver $driver,$memory"
     echo "- nvcc: $(nvcc --version | tail -n1); host compiler: $(g++ --version 2>/dev/null | head -n1 || echo 'no g++')"
     echo "- CPU: $(nproc) cores; sources: $(git rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout')"
+    echo "- $(cmake --version | head -n1); ninja $(ninja --version 2>/dev/null || echo 'not found')"
     sed 's/^/- carried: /' "$gpu_dir/MANIFEST"
     echo
     echo "## Phases"
   } > "$summary"
-  if ((cc < want)); then
-    die "this GPU (compute capability $cc) is older than the $arch the carried Kokkos was built for: prepare with KFUSE_KOKKOS_CUDA_ARCH set for it"
+  # Kokkos stops at start-up when the kernels' major compute capability is not the GPU's.
+  if ((cc / 10 != want / 10)); then
+    die "this GPU has compute capability $cc; the carried Kokkos was built for $arch: run prepare with KFUSE_KOKKOS_CUDA_ARCH set for this GPU (docs/backends.md)"
   elif ((cc != want)); then
-    echo "- note: Kokkos was built for $arch; this GPU is $cc (the PTX is compiled at load)" >> "$summary"
+    echo "- note: Kokkos was built for $arch, this GPU is $cc" >> "$summary"
   fi
 
   local kokkos=$gpu_dir/kokkos
   relocate_cuda "$kokkos" "$cuda"
-  local build=$repo/build/gpu generator=() matrices=()
+  local build=${KFUSE_GPU_BUILD_DIR:-$repo/build/gpu} generator=() matrices=()
   [ -d "$gpu_dir/matrices" ] && matrices=(-DKFUSE_MATRICES_DIR="$gpu_dir/matrices")
   command -v ninja >/dev/null && generator=(-G Ninja)
   local build_log=$out/build.log
@@ -324,8 +340,36 @@ PY
   cat "$summary"
 }
 
+# The packages' directories that the GPU machine does not have (Debian 12 paths).
+HIDDEN_ON_GPU_MACHINE=(
+  /usr/include/boost /usr/include/doctest /usr/include/CLI /usr/include/nlohmann
+  /usr/include/trilinos /usr/lib/cmake/doctest /usr/share/cmake/CLI11
+  /usr/share/cmake/nlohmann_json /usr/lib/x86_64-linux-gnu/cmake /usr/lib/x86_64-linux-gnu/openmpi
+  /usr/lib/petscdir
+)
+
+simulate() {
+  local out=$1 stand_in
+  ((EUID == 0)) || die "simulate needs root (unshare -m)"
+  [ -f "$gpu_dir/MANIFEST" ] || die "run 'scripts/gpu-check.sh prepare' first"
+  stand_in=$(mktemp -d)
+  mkdir "$stand_in/bin" "$stand_in/empty"
+  printf '#!/bin/sh\necho "stand-in for nvidia-smi (no GPU), 9.0, none, 0 MiB"\n' > "$stand_in/bin/nvidia-smi"
+  chmod +x "$stand_in/bin/nvidia-smi"
+  local mounts="" d
+  for d in "${HIDDEN_ON_GPU_MACHINE[@]}"; do
+    [ -e "$d" ] && mounts+="mount --bind '$stand_in/empty' '$d' && "
+  done
+  # Phase limits are for 16 cores: a machine with fewer gets them scaled up.
+  local budget=$((480 * 16 / $(nproc)))
+  unshare -m bash -c "${mounts} PATH='$stand_in/bin':\$PATH KFUSE_GPU_BUDGET=\${KFUSE_GPU_BUDGET:-$budget} \
+    KFUSE_GPU_BUILD_DIR='$repo/build/gpu-simulated' '$repo/scripts/gpu-check.sh' run '$out'" || true
+  rm -rf "$stand_in"
+}
+
 case "${1:-}" in
   prepare) [ $# -eq 1 ] || usage; prepare ;;
   run) [ $# -eq 2 ] || usage; run "$2" ;;
+  simulate) [ $# -eq 2 ] || usage; simulate "$2" ;;
   *) usage ;;
 esac

@@ -6,8 +6,8 @@
 #   JOBS=2 scripts/test.sh                build and ctest parallelism (default: nproc)
 #   KFUSE_WERROR=ON scripts/test.sh       warnings are errors in kfuse's own targets
 #
-# Stages (default: serial asan openmp nvcc; build trees: build/<stage>; docs/backends.md has
-# the times of each):
+# Stages (default: serial asan openmp nvcc gpu; build trees: build/<stage>; docs/backends.md
+# has the times of each):
 #   serial  Kokkos Serial from Debian; every test, MPI tests at 1, 2 and 4 ranks
 #   asan    as serial, under AddressSanitizer + UndefinedBehaviorSanitizer (KFUSE_SANITIZE),
 #           without the benchmarks and the per-header programs
@@ -20,6 +20,9 @@
 #           with nvcc_wrapper for sm_90 (umbrella header, examples, every test program,
 #           every header alone; benchmarks with KFUSE_NVCC_BENCHMARKS=ON); nothing runs
 #           (no GPU). kfuse code must compile without nvcc warnings (the log is checked).
+#   gpu     scripts/gpu-check.sh prepare: the half of the GPU harness that runs here (the
+#           CUDA Kokkos of the nvcc stage and the headers the GPU machine lacks, gathered
+#           into .gpu/ and checked against the 64 MiB its tool carries), so it cannot rot
 #   nompi   KFUSE_ENABLE_MPI=OFF
 set -euo pipefail
 
@@ -28,7 +31,7 @@ source scripts/lib/deps.sh
 source scripts/lib/stage.sh
 
 JOBS=${JOBS:-$(nproc)}
-STAGES=${KFUSE_STAGES:-serial asan openmp nvcc}
+STAGES=${KFUSE_STAGES:-serial asan openmp nvcc gpu}
 WERROR=${KFUSE_WERROR:-OFF}
 
 # -O1 and little debug information: compile time stays low and the tests still run
@@ -123,6 +126,10 @@ stage_nvcc() {
     -DKFUSE_SKIP_TARGETS="${NVCC_SKIP// /;}"
   stage nvcc:build build_nvcc build/nvcc build/nvcc/build.log
   stage nvcc:warnings check_nvcc_log build/nvcc/build.log
+}
+
+stage_gpu() {
+  stage gpu:prepare scripts/gpu-check.sh prepare
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 // value once. A kernel that stores arrays and sums per point into Kokkos's
 // value (a reference the compiler cannot tell apart from the stored arrays)
 // turns every sum into a store and a reload: about 5x slower on these CPUs.
+// On GPUs, as a GPU programmer writes them: a thread per point.
 #pragma once
 
 #include <cstdint>
@@ -45,9 +46,13 @@ void reduce_into(const std::string& label, const Policy& policy, const Functor& 
   for (unsigned m = 0; m < M; ++m) sums[m] = total.v[m];
 }
 
+/// Host CPUs loop along a chunk or row inside the functor; GPUs take a thread
+/// per point (a thread per row would read memory strided across a warp).
+inline constexpr bool host_loops =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace, detail::MemSpace>::accessible;
+
 /// Indices per chunk of a rank-1 loop.
-inline constexpr std::int64_t chunk_size =
-    Kokkos::SpaceAccessibility<Kokkos::HostSpace, detail::MemSpace>::accessible ? 512 : 1;
+inline constexpr std::int64_t chunk_size = host_loops ? 512 : 1;
 
 /// body(i, local) for i in [0, n), by chunks, M sums in `local`.
 template <unsigned M, class Body>
@@ -92,11 +97,29 @@ struct RowSums : SumsOf<M> {
   }
 };
 
-/// parallel_reduce of body(i, j, sums) over a box by rows; M sums into `sums`.
+/// body(i, j, sums) at one point (GPUs).
+template <unsigned M, class Body>
+struct PointSums : SumsOf<M> {
+  Body body;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Sums<M>& sums) const {
+    body(i, j, sums.v);
+  }
+};
+
+/// A thread per point of a box (GPUs).
+inline Kokkos::MDRangePolicy<detail::ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>
+points_of(const Range2& box) {
+  return {{box.lo0, box.lo1}, {box.hi0, box.hi1}};
+}
+
+/// parallel_reduce of body(i, j, sums) over a box (by rows on host CPUs); M sums into `sums`.
 template <unsigned M, class Body>
 void reduce_box(const std::string& label, const Range2& box, const Body& body, double* sums) {
-  reduce_into<M>(label, IndexRange(box.lo0, box.hi0), RowSums<M, Body>{{}, body, box.lo1, box.hi1},
-                 sums);
+  if constexpr (host_loops)
+    reduce_into<M>(label, IndexRange(box.lo0, box.hi0),
+                   RowSums<M, Body>{{}, body, box.lo1, box.hi1}, sums);
+  else
+    reduce_into<M>(label, points_of(box), PointSums<M, Body>{{}, body}, sums);
 }
 
 /// body(i, j) along row i.
@@ -110,10 +133,21 @@ struct RowLoop {
   }
 };
 
-/// parallel_for of body(i, j) over a box by rows.
+/// body(i, j) at one point (GPUs).
+template <class Body>
+struct PointLoop {
+  Body body;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const { body(i, j); }
+};
+
+/// parallel_for of body(i, j) over a box (by rows on host CPUs).
 template <class Body>
 void for_box(const std::string& label, const Range2& box, const Body& body) {
-  Kokkos::parallel_for(label, IndexRange(box.lo0, box.hi0), RowLoop<Body>{body, box.lo1, box.hi1});
+  if constexpr (host_loops)
+    Kokkos::parallel_for(label, IndexRange(box.lo0, box.hi0),
+                         RowLoop<Body>{body, box.lo1, box.hi1});
+  else
+    Kokkos::parallel_for(label, points_of(box), PointLoop<Body>{body});
 }
 
 /// The owned box of a grid's arrays, in view coordinates.

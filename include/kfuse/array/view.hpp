@@ -16,6 +16,7 @@
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/error.hpp"
 #include "kfuse/core/sizes.hpp"
+#include "kfuse/core/spaces.hpp"
 
 namespace kfuse::detail {
 
@@ -33,9 +34,6 @@ template <class T>
 struct view_data<T, 3> {
   using type = T***;
 };
-
-using ExecSpace = Kokkos::DefaultExecutionSpace;
-using MemSpace = ExecSpace::memory_space;
 
 template <class T, int N>
 using view_t = Kokkos::View<typename view_data<T, N>::type, Kokkos::LayoutRight, MemSpace>;

@@ -145,6 +145,9 @@ class GhostImport {
     in_flight_ = true;
     ghosts_ = ghosts;
 #if KFUSE_ENABLE_MPI
+    // MPI writes device memory outside Kokkos' stream order: kernels still
+    // reading the ghost buffer (the previous import's values) finish first.
+    if (!staged_ && !receives_.empty()) Kokkos::fence();
     // Receives first: a neighbour's message can land as soon as it is sent.
     T* recv = staged_ ? host_recv_.data() : ghosts.data();
     for (const Message& m : receives_) {

@@ -10,7 +10,11 @@
 #include <Kokkos_Core.hpp>
 
 #include "kfuse/core/config.hpp"
+#include "kfuse/core/spaces.hpp"
 
+#if KFUSE_ENABLE_MPI
+#include <mpi.h>
+#endif
 #if KFUSE_ENABLE_MPI && defined(__has_include)
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>  // Open MPI: MPIX_Query_cuda_support()

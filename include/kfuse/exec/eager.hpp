@@ -1,7 +1,9 @@
 // Eager statements: `a = expr;` (Array::operator=) and kfuse::eval(reduction)
 // run at once as one kernel (plus a halo exchange if a stencil read needs
-// one). A target that is also read at an offset gets NumPy semantics: the
-// right side is computed into a temporary first, then copied.
+// one), and return when it is done, as a program does: on a GPU the host and
+// MPI may then read the target. A target that is also read at an offset gets
+// NumPy semantics: the right side is computed into a temporary first, then
+// copied.
 #pragma once
 
 #include <algorithm>
@@ -151,6 +153,7 @@ void eager_assign_to(const char* api, Target& target, const Expr& expr) {
       space.base_comm().agree_on([&] { GhostImports::check(api, e.matrix, e.x, &space); });
       spmv(e.matrix, e.x.view(), target.view());
       target.mark_halo_stale();
+      ExecSpace().fence();
       return;
     }
   }
@@ -176,6 +179,7 @@ void eager_assign_to(const char* api, Target& target, const Expr& expr) {
                   make_statement_list(StoreView<T, R, V>{target.view(), value}), space.comm());
   }
   target.mark_halo_stale();
+  ExecSpace().fence();  // on a device, the kernel may still run otherwise
 }
 
 template <class T, int N, class Expr>
