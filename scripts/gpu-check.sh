@@ -96,8 +96,13 @@ CMAKE
 # the checkout, and the carried folder.
 carried_bytes() {
   local sources=0 shared=0 carried
-  sources=$(git ls-files -z --cached --others --exclude-standard |
-            xargs -0 -r stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')
+  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    sources=$(git ls-files -z --cached --others --exclude-standard |
+              xargs -0 -r stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')
+  else  # not a git checkout: everything but the build folders
+    sources=$(du -sb --exclude=./build --exclude=./.deps --exclude="./$(basename "$gpu_dir")" . |
+              cut -f1)
+  fi
   [ -d shared ] && shared=$(du -sb shared | cut -f1)
   carried=$(du -sb "$gpu_dir" | cut -f1)
   echo "$sources $shared $carried"
