@@ -11,20 +11,24 @@
 #                                        bench.json into OUT-DIR (about 5 minutes on 16 cores)
 #   scripts/gpu-check.sh simulate OUT-DIR
 #                                        `run` here, as root, in a mount namespace that hides
-#                                        the Debian packages the GPU machine lacks, with a
+#                                        the Debian packages the GPU machine lacks (Boost,
+#                                        doctest, Kokkos, Open MPI, PETSc, ...), with a
 #                                        stand-in nvidia-smi: checks the harness without a GPU
 #                                        (everything builds; the tests then stop in
 #                                        Kokkos::initialize, there being no driver)
 #
 # .gpu/ holds: kokkos/ (CUDA Kokkos + Kokkos Kernels of scripts/build-kokkos.sh cuda, built or
 # reused), prefix/ (the headers and CMake package files of Boost.Hana, doctest, CLI11 and
-# nlohmann-json), matrices/ (the real test matrices, when ../shared/matrices is there) and
-# MANIFEST. Open MPI is not carried: the GPU build is the one-rank build (KFUSE_ENABLE_MPI=OFF).
+# nlohmann-json), openmpi/ (Debian's Open MPI: runtime, plugins, headers, compiler wrappers,
+# and the libraries they need beyond glibc; relocated with OPAL_PREFIX by openmpi/env.sh),
+# matrices/ (the real test matrices, when ../shared/matrices is there) and MANIFEST. When
+# Open MPI does not start there, run builds the one-rank build (KFUSE_ENABLE_MPI=OFF).
 #
 # Environment knobs:
 #   KFUSE_GPU_DIR            the folder prepare fills and run reads (default <repo>/.gpu)
 #   KFUSE_KOKKOS_CUDA_ARCH   the GPU generation prepare builds for (default HOPPER90: H100, H200)
 #   KFUSE_GPU_CARRY_LIMIT    bytes the GPU machine's tool carries (default 64 MiB)
+#   KFUSE_GPU_MPI            ON|OFF: carry Open MPI (default ON)
 #   KFUSE_GPU_BUDGET         seconds run may take in all (default 480); each phase's limit
 #                            grows with it (a dry run on a small machine sets it high)
 #   JOBS                     build parallelism (default: nproc)
@@ -38,7 +42,7 @@ JOBS=${JOBS:-$(nproc)}
 
 die() { echo "gpu-check: error: $*" >&2; exit 1; }
 say() { echo "gpu-check: $*"; }
-usage() { sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 
 # The benchmark sizes on a GPU: each workload's arrays (and matrix) take at least 1 GiB in all,
 # so that every kernel streams from device memory rather than the 50-60 MB L2.
@@ -92,6 +96,43 @@ endif()
 CMAKE
 }
 
+# Debian's Open MPI as a relocatable tree: the packages' files (no docs) under DEST/usr, the
+# libraries they link beyond glibc (udev, zlib, munge), the usual command names, and env.sh,
+# which points Open MPI and PMIx at the tree wherever it lands. The network plugins (UCX,
+# libfabric, PSM) find no library there and are skipped silently: one node needs none.
+OPEN_MPI_PACKAGES=(openmpi-bin openmpi-common libopenmpi3 libopenmpi-dev libpmix2 libhwloc15
+                   libevent-core-2.1-7 libevent-pthreads-2.1-7)
+OPEN_MPI_EXTRA_LIBS=(libudev.so.1 libz.so.1 libmunge.so.2)
+
+copy_open_mpi() {  # DEST
+  local dest=$1 multiarch package lib
+  multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+  mkdir -p "$dest"
+  for package in "${OPEN_MPI_PACKAGES[@]}"; do
+    kfuse_package_installed "$package" || die "Open MPI: $package is not installed"
+    dpkg -L "$package" | grep -vE '^/usr/share/(doc|man|lintian)/' |
+      while read -r f; do [ -f "$f" ] || [ -L "$f" ] && printf '%s\0' "$f"; done |
+      tar -cf - --null -T - 2>/dev/null | tar -xf - -C "$dest"
+  done
+  for lib in "${OPEN_MPI_EXTRA_LIBS[@]}"; do
+    cp -L "/lib/$multiarch/$lib" "$dest/usr/lib/$multiarch/" || die "Open MPI: no /lib/$multiarch/$lib"
+  done
+  local name
+  for name in mpiexec mpirun mpicc mpicxx; do
+    ln -sf "$name.openmpi" "$dest/usr/bin/$name"
+  done
+  cat > "$dest/env.sh" <<ENV
+# Open MPI carried by scripts/gpu-check.sh prepare: source this file, wherever it lies.
+_kfuse_ompi=\$(cd "\$(dirname "\${BASH_SOURCE[0]}")" && pwd)/usr
+export OPAL_PREFIX=\$_kfuse_ompi PMIX_INSTALL_PREFIX=\$_kfuse_ompi/lib/$multiarch/pmix2
+export PATH=\$_kfuse_ompi/bin:\$PATH
+export LD_LIBRARY_PATH=\$_kfuse_ompi/lib/$multiarch:\$_kfuse_ompi/lib/$multiarch/openmpi/lib:\$_kfuse_ompi/lib/$multiarch/pmix2/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
+export OMPI_MCA_mca_base_component_show_load_errors=0 PMIX_MCA_pcompress_base_silence_warning=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+unset _kfuse_ompi
+ENV
+}
+
 # Bytes of what the device tool carries: the files git tracks or does not ignore, shared/ in
 # the checkout, and the carried folder.
 carried_bytes() {
@@ -123,6 +164,11 @@ prepare() {
   rm -rf "$gpu_dir/kokkos/share/kfuse-kokkos"/*.log  # build logs: the stamp stays
   copy_headers "$gpu_dir/prefix"
   copy_package_files "$gpu_dir/prefix"
+  local mpi="not carried (KFUSE_GPU_MPI=OFF): one-rank build, KFUSE_ENABLE_MPI=OFF"
+  if [ "${KFUSE_GPU_MPI:-ON}" = ON ]; then
+    copy_open_mpi "$gpu_dir/openmpi"
+    mpi="Open MPI $(dpkg-query -W -f='${Version}' libopenmpi3) (Debian), relocatable"
+  fi
   local matrices=""
   for d in "$repo/../shared/matrices" "$repo/shared/matrices"; do
     if [ -f "$d/spd/1138_bus.mtx" ]; then
@@ -139,7 +185,7 @@ prepare() {
     echo "nvcc_here: $(nvcc --version 2>/dev/null | tail -n1 || echo none)"
     echo "host_cxx_here: $(c++ --version | head -n1)"
     echo "matrices: ${matrices:-none (the sparse tests leave the real matrices out)}"
-    echo "mpi: not carried (one-rank build, KFUSE_ENABLE_MPI=OFF)"
+    echo "mpi: $mpi"
   } > "$gpu_dir/MANIFEST"
 
   local limit=${KFUSE_GPU_CARRY_LIMIT:-67108864} sources shared carried total
@@ -225,6 +271,7 @@ run() {
   mkdir -p "$out"
   out=$(realpath "$out")
   summary=$out/summary.md
+  : > "$out/build.log"
   [ -f "$gpu_dir/MANIFEST" ] ||
     die "no $gpu_dir/MANIFEST: run 'scripts/gpu-check.sh prepare' where the sources are, and carry $(basename "$gpu_dir")/ to this machine"
 
@@ -257,20 +304,37 @@ run() {
     echo "- note: Kokkos was built for $arch, this GPU is $cc" >> "$summary"
   fi
 
+  # Open MPI, when carried and it starts here: MPI tests at 1 and 2 ranks on the one GPU.
+  local mpi_args=(-DKFUSE_ENABLE_MPI=OFF) launch=() exclude='compile_fail|fuzz|install'
+  if [ -f "$gpu_dir/openmpi/env.sh" ]; then
+    # shellcheck source=/dev/null
+    source "$gpu_dir/openmpi/env.sh"
+    if timeout 60 mpiexec -n 2 true >> "$out/build.log" 2>&1; then
+      mpi_args=(-DKFUSE_ENABLE_MPI=ON -DMPI_CXX_COMPILER="$(command -v mpicxx)"
+                -DMPIEXEC_EXECUTABLE="$(command -v mpiexec)")
+      launch=(mpiexec -n 1)
+      exclude+='|np4'
+      echo "- MPI: carried Open MPI started (mpiexec -n 2); MPI tests at 1 and 2 ranks" >> "$summary"
+    else
+      echo "- MPI: **the carried Open MPI did not start** (build.log): one-rank build" >> "$summary"
+    fi
+  else
+    echo "- MPI: not carried: one-rank build" >> "$summary"
+  fi
+
   local kokkos=$gpu_dir/kokkos
   relocate_cuda "$kokkos" "$cuda"
   local build=${KFUSE_GPU_BUILD_DIR:-$repo/build/gpu} generator=() matrices=()
   [ -d "$gpu_dir/matrices" ] && matrices=(-DKFUSE_MATRICES_DIR="$gpu_dir/matrices")
   command -v ninja >/dev/null && generator=(-G Ninja)
   local build_log=$out/build.log
-  : > "$build_log"
 
   # One tree for tests and benchmarks, Release: the benchmarks need it, and nvcc optimises
   # device code whatever the build type.
   phase configure 120 "$build_log" cmake -S . -B "$build" "${generator[@]}" \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" \
     -DKokkos_ROOT="$kokkos" -DKokkosKernels_ROOT="$kokkos" -DCMAKE_PREFIX_PATH="$gpu_dir/prefix" \
-    -DKFUSE_ENABLE_MPI=OFF -DKFUSE_BUILD_HEADER_TESTS=OFF -DKFUSE_FUZZ_CXX_WORKS=OFF \
+    "${mpi_args[@]}" -DKFUSE_BUILD_HEADER_TESTS=OFF -DKFUSE_FUZZ_CXX_WORKS=OFF \
     -DKFUSE_BENCH_NATIVE=OFF "${matrices[@]}" || {
       tail -n 30 "$build_log" >&2
       die "configure failed (build.log)"
@@ -285,9 +349,9 @@ run() {
   echo "- nvcc diagnostics in kfuse code: $warnings" >> "$summary"
 
   # ctest: the tests that run kfuse code (compile-fail, fuzz and install tests are
-  # backend-independent), four at a time on the one GPU.
+  # backend-independent; 4 ranks on one GPU add nothing to 2), four at a time on the one GPU.
   phase ctest 180 "$out/ctest.log" \
-    bash -c "cd '$build' && ctest --output-on-failure --parallel 4 --timeout 120 -LE '^(compile_fail|fuzz|install)\$'" ||
+    bash -c "cd '$build' && ctest --output-on-failure --parallel 4 --timeout 120 -LE '^($exclude)\$'" ||
     true
   {
     echo
@@ -306,7 +370,7 @@ run() {
     local entry name size
     for entry in "${GPU_BENCH_SIZES[@]}"; do
       name=${entry%%=*} size=${entry#*=}
-      phase "bench $name (size $size)" 120 "$out/bench.txt" "$bench" --workload "$name" \
+      phase "bench $name (size $size)" 120 "$out/bench.txt" "${launch[@]}" "$bench" --workload "$name" \
         --size "$size" --stream-size "$GPU_STREAM_DOUBLES" --json "$rows/$name.json" || true
     done
   else
@@ -345,12 +409,14 @@ PY
   cat "$summary"
 }
 
-# The packages' directories that the GPU machine does not have (Debian 12 paths).
+# What the GPU machine does not have (Debian 12 paths; globs for Open MPI's libraries).
 HIDDEN_ON_GPU_MACHINE=(
   /usr/include/boost /usr/include/doctest /usr/include/CLI /usr/include/nlohmann
   /usr/include/trilinos /usr/lib/cmake/doctest /usr/share/cmake/CLI11
-  /usr/share/cmake/nlohmann_json /usr/lib/x86_64-linux-gnu/cmake /usr/lib/x86_64-linux-gnu/openmpi
-  /usr/lib/petscdir
+  /usr/share/cmake/nlohmann_json /usr/lib/x86_64-linux-gnu/cmake /usr/lib/petscdir
+  /usr/lib/x86_64-linux-gnu/openmpi /usr/lib/x86_64-linux-gnu/pmix2 /usr/share/openmpi
+  /etc/openmpi /usr/bin/orterun /usr/bin/orted /usr/bin/opal_wrapper
+  '/usr/lib/x86_64-linux-gnu/lib{mpi,open-,hwloc,event_,munge,ucp,uct,ucs,fabric}*.so*'
 )
 
 simulate() {
@@ -361,9 +427,17 @@ simulate() {
   mkdir "$stand_in/bin" "$stand_in/empty"
   printf '#!/bin/sh\necho "stand-in for nvidia-smi (no GPU), 9.0, none, 0 MiB"\n' > "$stand_in/bin/nvidia-smi"
   chmod +x "$stand_in/bin/nvidia-smi"
-  local mounts="" d
-  for d in "${HIDDEN_ON_GPU_MACHINE[@]}"; do
-    [ -e "$d" ] && mounts+="mount --bind '$stand_in/empty' '$d' && "
+  # Folders are hidden behind an empty folder, files behind /dev/null (symbolic links, which
+  # lead to hidden files, stay).
+  local mounts="" pattern d
+  for pattern in "${HIDDEN_ON_GPU_MACHINE[@]}"; do
+    for d in $(eval "echo $pattern"); do
+      if [ -d "$d" ] && [ ! -L "$d" ]; then
+        mounts+="mount --bind '$stand_in/empty' '$d' && "
+      elif [ -f "$d" ] && [ ! -L "$d" ]; then
+        mounts+="mount --bind /dev/null '$d' && "
+      fi
+    done
   done
   # Phase limits are for 16 cores: a machine with fewer gets them scaled up.
   local budget=$((480 * 16 / $(nproc)))
