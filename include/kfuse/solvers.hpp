@@ -3,4 +3,7 @@
 #include "kfuse/solvers/bicgstab.hpp"
 #include "kfuse/solvers/cg.hpp"
 #include "kfuse/solvers/convergence.hpp"
+#include "kfuse/solvers/gmres.hpp"
 #include "kfuse/solvers/options.hpp"
+#include "kfuse/solvers/preconditioners.hpp"
+#include "kfuse/solvers/system.hpp"

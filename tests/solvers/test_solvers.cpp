@@ -10,94 +10,20 @@
 #include <cstdlib>
 #include <string>
 
-#include <petscksp.h>
-
 #include <kfuse/kfuse.hpp>
 
 #include "../support/reference.hpp"
+#include "petsc_support.hpp"
 
 namespace {
 
-/// PETSc's answer to A x = b from x = 0: iterations and the solution.
-struct PetscSolve {
-  PetscInt iterations = 0;
-  std::vector<double> x;
-};
-
-PetscSolve petsc_solve(const kfuse::CsrMatrix<double>& A, const kfuse::Vector<double>& b,
-                       KSPType type, PCType pc, double rtol, int max_it) {
-  const MPI_Comm comm = A.range().comm().native();
-  Mat M;
-  MatCreateAIJ(comm, A.local_rows(), A.domain().local_size(), A.global_rows(), A.global_cols(),
-               PETSC_DEFAULT, nullptr, PETSC_DEFAULT, nullptr, &M);
-  MatSetOption(M, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE);
-  for (const auto& e : kfuse::detail::local_triplets(A)) {
-    const PetscInt i = e.row, j = e.col;
-    MatSetValue(M, i, j, e.value, INSERT_VALUES);
-  }
-  MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY);
-  MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY);
-
-  Vec pb, px;
-  MatCreateVecs(M, &px, &pb);
-  const std::vector<double> all_b = b.gather();
-  const PetscInt begin = A.range().local_begin();
-  for (PetscInt i = 0; i < A.local_rows(); ++i)
-    VecSetValue(pb, begin + i, all_b[begin + i], INSERT_VALUES);
-  VecAssemblyBegin(pb);
-  VecAssemblyEnd(pb);
-  VecSet(px, 0.0);
-
-  KSP ksp;
-  KSPCreate(comm, &ksp);
-  KSPSetOperators(ksp, M, M);
-  KSPSetType(ksp, type);
-  PC prec;
-  KSPGetPC(ksp, &prec);
-  PCSetType(prec, pc);
-  KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED);
-  if (std::string(pc) == PCJACOBI && std::string(type) == KSPCG) KSPSetPCSide(ksp, PC_LEFT);
-  KSPSetTolerances(ksp, rtol, PETSC_DEFAULT, 1e300, max_it);  // no dtol: as kfuse's default
-  KSPSetFromOptions(ksp);  // PETSC_OPTIONS="-ksp_monitor" shows PETSc's history
-  KSPSolve(ksp, pb, px);
-
-  PetscSolve out;
-  KSPGetIterationNumber(ksp, &out.iterations);
-  Vec all;
-  VecScatter to_all;
-  VecScatterCreateToAll(px, &to_all, &all);
-  VecScatterBegin(to_all, px, all, INSERT_VALUES, SCATTER_FORWARD);
-  VecScatterEnd(to_all, px, all, INSERT_VALUES, SCATTER_FORWARD);
-  const PetscScalar* values;
-  PetscInt n;
-  VecGetSize(all, &n);
-  VecGetArrayRead(all, &values);
-  out.x.assign(values, values + n);
-  VecRestoreArrayRead(all, &values);
-  VecScatterDestroy(&to_all);
-  VecDestroy(&all);
-  KSPDestroy(&ksp);
-  VecDestroy(&px);
-  VecDestroy(&pb);
-  MatDestroy(&M);
-  return out;
-}
-
-/// ||b - A x|| computed independently of the solver's recursion.
-double true_residual(const kfuse::CsrMatrix<double>& A, const kfuse::Vector<double>& x,
-                     const kfuse::Vector<double>& b) {
-  kfuse::Vector<double> r(A.range(), "true_r");
-  r = b - A * x;
-  return kfuse::eval(kfuse::norm2(r));
-}
-
-/// b = A * 1 (PETSc's convention in shared/matrices/README.md).
-kfuse::Vector<double> rhs_of_ones(const kfuse::CsrMatrix<double>& A) {
-  kfuse::Vector<double> ones(A.domain(), "ones"), b(A.range(), "b");
-  ones.fill(1.0);
-  b = A * ones;
-  return b;
-}
+using kfuse_test::PetscSettings;
+using kfuse_test::petsc_solve;
+using kfuse_test::rhs_of_ones;
+using kfuse_test::true_residual;
+#ifdef KFUSE_MATRICES_DIR
+using kfuse_test::shared_matrix;
+#endif
 
 struct Case {
   std::string name;
@@ -113,22 +39,18 @@ void compare_with_petsc(const Case& c, bool bicg,
   kfuse::Vector<double> x(A.domain(), "x");
   kfuse::SolverOptions options{1e-8, 20000};
   options.preconditioner = pc;
-  int monitored = 0;
-  double last = -1;
-  options.monitor = [&](int it, double rnorm) {
-    CHECK(it == monitored);
-    if (std::getenv("KFUSE_TEST_MONITOR")) std::printf("%3d KSP Residual norm %.12e\n", it, rnorm);
-    ++monitored;
-    last = rnorm;
-  };
+  kfuse_test::MonitorCheck monitor;
+  options.monitor = monitor.monitor();
   const kfuse::SolveResult result =
       bicg ? kfuse::bicgstab(A, x, b, options) : kfuse::cg(A, x, b, options);
-  const PetscSolve petsc =
-      petsc_solve(A, b, bicg ? KSPBCGS : KSPCG,
-                  pc == kfuse::Preconditioner::jacobi ? PCJACOBI : PCNONE, 1e-8, 20000);
+  PetscSettings settings;
+  settings.type = bicg ? KSPBCGS : KSPCG;
+  settings.pc = pc == kfuse::Preconditioner::jacobi ? PCJACOBI : PCNONE;
+  if (pc == kfuse::Preconditioner::jacobi && !bicg) settings.side = PC_LEFT;
+  const auto petsc = petsc_solve(A, b, settings);
   CHECK(result.converged);
-  CHECK(monitored == result.iterations + 1);
-  CHECK(last == result.residual_norm);
+  CHECK(monitor.calls == result.iterations + 1);
+  CHECK(monitor.last == result.residual_norm);
   INFO("kfuse " << result.iterations << " iterations, PETSc " << petsc.iterations);
   CHECK(std::abs(result.iterations - int(petsc.iterations)) <= c.slack);
   const double b_norm = kfuse::eval(kfuse::norm2(b));
@@ -136,13 +58,6 @@ void compare_with_petsc(const Case& c, bool bicg,
   CHECK(true_residual(A, x, b) <= 1e-7 * b_norm);  // the true residual drifts a little
   kfuse_test::check_close(x.gather(), petsc.x, 1e-5);
 }
-
-#ifdef KFUSE_MATRICES_DIR
-kfuse::CsrMatrix<double> shared_matrix(const std::string& name) {
-  return kfuse::read_matrix_market<double>(kfuse::Comm(),
-                                           std::string(KFUSE_MATRICES_DIR) + "/" + name);
-}
-#endif
 
 }  // namespace
 

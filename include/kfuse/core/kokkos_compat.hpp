@@ -1,10 +1,14 @@
 // The differences between Kokkos 3.4 (Debian) and Kokkos 4.x that kfuse
 // touches, in one place: math functions, initialization settings, reducer
-// join signatures. kfuse's tests, examples and benchmarks use these too
+// join signatures, and the namespace of Kokkos Kernels' incomplete
+// factorisation and triangular solves. kfuse's tests, examples and benchmarks use these too
 // (tests/lint/kokkos4_api.sh fails on a direct use of an API Kokkos 4 removed).
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#if __has_include(<KokkosKernels_config.h>)
+#include <KokkosKernels_config.h>  // KOKKOSKERNELS_VERSION (Kokkos Kernels 4 defines it)
+#endif
 
 #if KOKKOS_VERSION >= 40000
 #define KFUSE_KOKKOS_4 1
@@ -65,4 +69,16 @@ inline void initialize_kokkos(int& argc, char* argv[], int device_id) {
 #endif
 }
 
+}  // namespace kfuse::detail
+
+// Kokkos Kernels 4.6 moved spiluk_symbolic/numeric and sptrsv_symbolic/solve
+// from KokkosSparse::Experimental to KokkosSparse (their algorithm enums and
+// the handle stayed where they were); 3.4 has no version macro.
+namespace KokkosSparse::Experimental {}
+namespace kfuse::detail {
+#if defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40600
+namespace kk_factorization = ::KokkosSparse;
+#else
+namespace kk_factorization = ::KokkosSparse::Experimental;
+#endif
 }  // namespace kfuse::detail

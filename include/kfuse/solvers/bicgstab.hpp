@@ -1,6 +1,6 @@
 // kfuse::bicgstab: van der Vorst's BiCGSTAB as PETSc's KSPBCGS runs it
-// (r_hat = r_0, the same recurrences and breakdown rules), written with
-// kfuse::fuse. One iteration is one program of 5 kernels and 3 allreduces:
+// (r_hat = r_0, the same recurrences and breakdown tests; an exact-zero
+// breakdown restarts once instead of stopping), written with kfuse::fuse. One iteration is one program of 5 kernels and 3 allreduces:
 //   host:     beta = (rho / rho_old) (alpha / omega)
 //   kernel 1: p = r + beta (p - omega v)
 //   kernel 2: v = A p, d = v.r_hat                      (import overlapped)
@@ -12,15 +12,21 @@
 //   kernel 5: x += alpha p + omega s, r = s - omega t, rho = r.r_hat, rr = r.r
 // Each kernel boundary is forced by a fusion rule: p, s are read through
 // A * (rule 2), and every host scalar depends on a reduction (rule 4).
+// Preconditioned (right, as PETSc's KSPBCGS with PC_RIGHT): A p and A s become
+// A p^ and A s^ with p^ = M p, s^ = M s, and x += alpha p^ + omega s^. Jacobi
+// computes p^ and s^ in kernels 1 and 3 (still 5 kernels and 3 allreduces);
+// any other M runs between three programs, after kernels 1 and 3.
 #pragma once
 
 #include <cmath>
 
 #include "kfuse/exec/eager.hpp"
 #include "kfuse/exec/program.hpp"
-#include "kfuse/solvers/cg.hpp"
+#include "kfuse/exec/space.hpp"
 #include "kfuse/solvers/convergence.hpp"
 #include "kfuse/solvers/options.hpp"
+#include "kfuse/solvers/preconditioners.hpp"
+#include "kfuse/solvers/system.hpp"
 #include "kfuse/sparse/csr_matrix.hpp"
 
 namespace kfuse {
@@ -83,9 +89,53 @@ auto bicgstab_iteration(const Apply& apply, const V& x, const V& r, const V& r_h
       });
 }
 
-template <class Apply, class V>
+/// One Jacobi-preconditioned BiCGSTAB iteration (p^ = D^-1 p and s^ = D^-1 s
+/// are stored: they are the operands of A *).
+template <class Apply, class V, class T>
+auto bicgstab_jacobi_iteration(const Apply& apply, const V& x, const V& r, const V& r_hat,
+                               const V& p, const V& v, const V& s, const V& dinv, const V& p_hat,
+                               const V& s_hat, const BicgstabScalars<T>& c) {
+  return fuse(
+      x, r, r_hat, p, v, s, dinv, p_hat, s_hat, c.rho, c.rho_old, c.alpha, c.omega, c.beta, c.d,
+      c.ts, c.tt, c.rr, temporary<T>,
+      [apply](auto x, auto r, auto r_hat, auto p, auto v, auto s, auto dinv, auto p_hat,
+              auto s_hat, auto rho, auto rho_old, auto alpha, auto omega, auto beta, auto d,
+              auto ts, auto tt, auto rr, auto t) {
+        return seq(assign(beta, (rho / rho_old) * (alpha / omega)),
+                   assign(p, r + beta * (p - omega * v)),  // kernel 1
+                   assign(p_hat, dinv * p),
+                   assign(v, apply(p_hat)),  // kernel 2
+                   reduce(d, dot(v, r_hat)),
+                   assign(alpha, bicgstab_alpha(rho, d)),
+                   assign(rho_old, rho),
+                   assign(s, r - alpha * v),  // kernel 3
+                   assign(s_hat, dinv * s),
+                   assign(t, apply(s_hat)),  // kernel 4
+                   reduce(ts, dot(t, s)),
+                   reduce(tt, dot(t, t)),
+                   assign(omega, where(tt > T(0) && alpha != T(0), ts / tt, T(0))),
+                   assign(x, x + alpha * p_hat + omega * s_hat),  // kernel 5
+                   assign(r, s - omega * t),
+                   reduce(rho, dot(r, r_hat)),
+                   reduce(rr, dot(r, r)));
+      });
+}
+
+/// The reason a BiCGSTAB iteration stopped without converging, from its
+/// scalars (PETSc: KSP_DIVERGED_BREAKDOWN for each; kfuse names the rule).
+template <class T>
+const char* bicgstab_breakdown(T d, T rho, T omega) {
+  if (!std::isfinite(double(d))) return "not finite";
+  if (d == T(0)) return "breakdown (r_hat.v = 0)";
+  if (omega == T(0)) return "breakdown (omega = 0)";
+  if (rho == T(0)) return "breakdown (rho = 0)";
+  return nullptr;
+}
+
+/// BiCGSTAB on x; `m` is pc::None, a DiagonalScaling (fused) or an operator.
+template <class Apply, class V, class M>
 SolveResult stabilized_bicg(const char* api, const Apply& apply, V& x, const V& b,
-                            const SolverOptions& options) {
+                            const SolverOptions& options, const M& m) {
   using T = typename V::value_type;
   const auto& space = space_of(x);
   V r(space, "bicgstab.r"), r_hat(space, "bicgstab.r_hat"), p(space, "bicgstab.p"),
@@ -99,24 +149,91 @@ SolveResult stabilized_bicg(const char* api, const Apply& apply, V& x, const V& 
   if (convergence.done(0, std::sqrt(double(rr.value())), result))
     return convergence.finish(result);
 
-  auto iteration = bicgstab_iteration(apply, x, r, r_hat, p, v, s, c);
-  static_assert(decltype(iteration)::kernel_count <= 5 && decltype(iteration)::allreduce_count <= 3,
-                "kfuse::bicgstab: an iteration must fuse into at most 5 kernels and 3 allreduces");
-
-  for (int it = 1;; ++it) {
-    iteration();
-    if (alpha.value() == T(0)) {  // a breakdown: alpha = omega = 0 kept x and r
+  // An exact 0 in r_hat.v, t.s or r.r_hat (d, omega or rho) of a finite
+  // iterate restarts BiCGSTAB from this x: r = b - A x, r_hat = r, p = v = 0.
+  // Once r has lost its bi-orthogonality to r_hat these sums are rounding
+  // noise (|rho| ~ eps ||r|| ||r_hat||), and an exact 0 is chance; PETSc stops
+  // there (KSP_DIVERGED_BREAKDOWN). A breakdown right after a restart stops.
+  int restarted_at = -1;
+  auto restart = [&](int it) {
+    p.fill(T(0));
+    v.fill(T(0));
+    bicgstab_start(apply, x, b, r, r_hat, c);
+    restarted_at = it;
+  };
+  auto iterate = [&](auto&& iteration) {
+    for (int it = 1;; ++it) {
+      iteration();
+      const bool kept = alpha.value() == T(0);  // a breakdown: alpha = omega = 0 kept x and r
+      if (!kept && convergence.done(it, std::sqrt(double(rr.value())), result))
+        return convergence.finish(result);
+      // The next beta = (rho / rho_old) (alpha / omega) is undefined: restart,
+      // or stop with this iterate (x + alpha p + omega s, finite).
+      const char* reason = kept ? bicgstab_breakdown(d.value(), T(1), T(1))
+                                : bicgstab_breakdown(d.value(), rho.value(), omega.value());
+      if (kept && !reason) reason = "breakdown";
+      if (!reason) continue;
+      if (std::isfinite(double(d.value())) && restarted_at != it - 1) {
+        restart(it);
+        if (kept && convergence.done(it, std::sqrt(double(rr.value())), result))
+          return convergence.finish(result);
+        continue;
+      }
       result.iterations = it;
-      Convergence::stop(result, false, std::isfinite(double(d.value())) ? "breakdown" : "not finite");
+      Convergence::stop(result, false, reason);
       return convergence.finish(result);
     }
-    if (convergence.done(it, std::sqrt(double(rr.value())), result))
-      return convergence.finish(result);
-    // The next beta = (rho / rho_old) (alpha / omega) is undefined: stop with
-    // this iterate (x + alpha p + omega s, finite) rather than make it inf.
-    if (rho.value() == T(0) || omega.value() == T(0)) {
-      Convergence::stop(result, false, "breakdown");
-      return convergence.finish(result);
+  };
+
+  if constexpr (is_no_preconditioner<M>::value) {
+    auto iteration = bicgstab_iteration(apply, x, r, r_hat, p, v, s, c);
+    static_assert(decltype(iteration)::kernel_count <= 5 && decltype(iteration)::allreduce_count <= 3,
+                  "kfuse::bicgstab: an iteration must fuse into at most 5 kernels and 3 allreduces");
+    return iterate(iteration);
+  } else {
+    V p_hat(space, "bicgstab.p_hat"), s_hat(space, "bicgstab.s_hat");
+    if constexpr (std::is_same_v<M, DiagonalScaling<V>>) {
+      auto iteration =
+          bicgstab_jacobi_iteration(apply, x, r, r_hat, p, v, s, m.inverse, p_hat, s_hat, c);
+      static_assert(decltype(iteration)::kernel_count <= 5 &&
+                        decltype(iteration)::allreduce_count <= 3,
+                    "kfuse::bicgstab: a Jacobi-preconditioned iteration must fuse into at most 5 "
+                    "kernels and 3 allreduces");
+      return iterate(iteration);
+    } else {
+      // The iteration above cut where M runs: after p's update and after s's.
+      auto direction = fuse(r, p, v, c.rho, c.rho_old, c.alpha, c.omega, c.beta,
+                            [](auto r, auto p, auto v, auto rho, auto rho_old, auto alpha,
+                               auto omega, auto beta) {
+                              return seq(assign(beta, (rho / rho_old) * (alpha / omega)),
+                                         assign(p, r + beta * (p - omega * v)));  // kernel 1
+                            });
+      auto half_step = fuse(r, r_hat, v, s, p_hat, c.rho, c.rho_old, c.alpha, c.d,
+                            [apply](auto r, auto r_hat, auto v, auto s, auto p_hat, auto rho,
+                                    auto rho_old, auto alpha, auto d) {
+                              return seq(assign(v, apply(p_hat)),  // kernel 2
+                                         reduce(d, dot(v, r_hat)),
+                                         assign(alpha, bicgstab_alpha(rho, d)),
+                                         assign(rho_old, rho),
+                                         assign(s, r - alpha * v));  // kernel 3
+                            });
+      auto step = fuse(
+          x, r, r_hat, s, p_hat, s_hat, c.rho, c.alpha, c.omega, c.ts, c.tt, c.rr, temporary<T>,
+          [apply](auto x, auto r, auto r_hat, auto s, auto p_hat, auto s_hat, auto rho,
+                  auto alpha, auto omega, auto ts, auto tt, auto rr, auto t) {
+            return seq(assign(t, apply(s_hat)),  // kernel 4
+                       reduce(ts, dot(t, s)), reduce(tt, dot(t, t)),
+                       assign(omega, where(tt > T(0) && alpha != T(0), ts / tt, T(0))),
+                       assign(x, x + alpha * p_hat + omega * s_hat),  // kernel 5
+                       assign(r, s - omega * t), reduce(rho, dot(r, r_hat)), reduce(rr, dot(r, r)));
+          });
+      return iterate([&] {
+        direction();
+        apply_preconditioner(api, m, p, p_hat);
+        half_step();
+        apply_preconditioner(api, m, s, s_hat);
+        step();
+      });
     }
   }
 }
@@ -124,18 +241,24 @@ SolveResult stabilized_bicg(const char* api, const Apply& apply, V& x, const V& 
 }  // namespace detail
 
 /// Solves A x = b by BiCGSTAB (A square, possibly nonsymmetric); x holds the
-/// initial guess on entry. Collective.
-template <class T>
+/// initial guess on entry. M: a preconditioner (pc::none, the default;
+/// pc::jacobi(A), pc::bjacobi_ilu0(A), or a callable
+/// void(const Vector<T>& r, Vector<T>& z)) applied on the right, as PETSc's
+/// KSPBCGS with PC_RIGHT: the residual it tests is b - A x. Collective.
+template <class T, class M = pc::None>
 SolveResult bicgstab(const CsrMatrix<T>& A, Vector<T>& x, const Vector<T>& b,
-                     const SolverOptions& options = {}) {
+                     const SolverOptions& options = {}, const M& m = {}) {
+  static_assert(detail::is_preconditioner_for<M, T>,
+                "kfuse::bicgstab(A, x, b, options, M): M must be kfuse::pc::none, a kfuse::pc "
+                "preconditioner, or callable as M(const kfuse::Vector<T>& r, "
+                "kfuse::Vector<T>& z)");
   constexpr const char* api = "kfuse::bicgstab";
   detail::check_system(api, A, x, b);
-  std::string error;
-  if (options.preconditioner != Preconditioner::none)
-    error = "kfuse::bicgstab: only Preconditioner::none is implemented";
-  A.range().comm().agree_or_throw(error);
   detail::check_solver_options(api, A.range().comm(), options);
-  return detail::stabilized_bicg(api, [A](const auto& v) { return A * v; }, x, b, options);
+  auto apply = [A](const auto& v) { return A * v; };
+  return detail::with_preconditioner(api, A, options, m, [&](const auto& preconditioner) {
+    return detail::stabilized_bicg(api, apply, x, b, options, preconditioner);
+  });
 }
 
 }  // namespace kfuse

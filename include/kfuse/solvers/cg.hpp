@@ -9,7 +9,10 @@
 // x is updated in kernel 3, which reads p anyway (before overwriting it), not
 // in kernel 2: 8 bytes a row less per iteration than PETSc's order.
 // With the Jacobi preconditioner, z = D^-1 r is never stored: kernel 2 also
-// reduces r.z and kernel 3 computes p = D^-1 r + beta p.
+// reduces r.z and kernel 3 computes p = D^-1 r + beta p. Any other
+// preconditioner M runs between two programs, as PETSc's KSPCG runs it:
+//   kernel 1: Ap = A p, pAp, pp;  host: alpha;  kernel 2: x += alpha p, r -= alpha Ap, rr
+//   z = M r;  kernel 3: rz' = r.z;  host: beta;  kernel 4: p = z + beta p
 //
 // cg solves with a CsrMatrix; cg_matfree with any operator given as a
 // function from a vector expression leaf to an expression (e.g. a stencil on
@@ -25,58 +28,12 @@
 #include "kfuse/exec/space.hpp"
 #include "kfuse/solvers/convergence.hpp"
 #include "kfuse/solvers/options.hpp"
+#include "kfuse/solvers/preconditioners.hpp"
+#include "kfuse/solvers/system.hpp"
 #include "kfuse/sparse/csr_matrix.hpp"
 
 namespace kfuse {
 namespace detail {
-
-/// Checks that A is square and x, b lie on its columns and rows.
-template <class T>
-void check_system(const char* api, const CsrMatrix<T>& A, const Vector<T>& x, const Vector<T>& b) {
-  std::string error;
-  if (A.global_rows() != A.global_cols())
-    error = error_message(api, ": '", A.label(), "' is ", A.global_rows(), " x ", A.global_cols(),
-                          "; the method needs a square matrix");
-  else if (x.row_map() != A.domain())
-    error = error_message(api, ": x ('", x.label(), "', ", x.row_map().describe(),
-                          ") does not lie on the columns of '", A.label(), "' (",
-                          A.domain().describe(), ")");
-  else if (b.row_map() != A.range())
-    error = error_message(api, ": b ('", b.label(), "', ", b.row_map().describe(),
-                          ") does not lie on the rows of '", A.label(), "' (", A.range().describe(),
-                          ")");
-  A.range().comm().agree_or_throw(error);
-}
-
-/// 1 / A(i, i) for every owned row (Jacobi); an error if a diagonal entry is
-/// missing or zero.
-template <class T>
-Vector<T> inverse_diagonal(const char* api, const CsrMatrix<T>& A) {
-  Vector<T> inverse(A.range(), A.label() + ".inverse_diagonal");
-  const auto row_ptr = A.row_ptr();
-  const auto columns = A.col_idx();
-  const auto values = A.values();
-  const auto out = inverse.view();
-  const index_t shift = A.range().local_begin() - A.domain().local_begin();
-  index_t missing = 0;
-  Kokkos::parallel_reduce(
-      "kfuse:inverse_diagonal",
-      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, A.local_rows()),
-      KOKKOS_LAMBDA(index_t row, index_t & bad) {
-        T diagonal = 0;
-        for (auto k = row_ptr(row); k < row_ptr(row + 1); ++k)
-          if (columns(k) == row + shift) diagonal += values(k);
-        if (diagonal == T(0)) ++bad;
-        out(row) = diagonal == T(0) ? T(0) : T(1) / diagonal;
-      },
-      missing);
-  std::string error;
-  if (missing > 0)
-    error = error_message(api, ": Jacobi needs a nonzero diagonal, but ", missing, " row(s) of '",
-                          A.label(), "' have none on this rank");
-  A.range().comm().agree_or_throw(error);
-  return inverse;
-}
 
 /// The largest Rayleigh quotient pAp / pp seen so far: an estimate of ||A||
 /// from below (pp = p.p costs kernel 1 one product: it reads p anyway).
@@ -135,11 +92,19 @@ auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const 
       });
 }
 
+/// The preconditioned CG's stop when r.z' is negative or NaN (PETSc's
+/// KSP_DIVERGED_INDEFINITE_PC): M is not positive definite.
+template <class T>
+bool indefinite_preconditioner(T rz) {
+  return !(rz >= T(0));
+}
+
 /// CG on x (initial guess in, solution out). `apply(v)` gives the operator's
-/// expression for a vector leaf v; `inverse_diagonal` (Jacobi) may be null.
-template <class Apply, class V>
+/// expression for a vector leaf v; `m` is pc::None, a DiagonalScaling or an
+/// operator z = M r (see apply_preconditioner).
+template <class Apply, class V, class M>
 SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const V& b,
-                               const SolverOptions& options, const V* inverse_diagonal) {
+                               const SolverOptions& options, const M& m) {
   using T = typename V::value_type;
   const auto& space = space_of(x);
   V r(space, "cg.r"), p(space, "cg.p");
@@ -153,7 +118,9 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
   if (convergence.done(0, std::sqrt(double(rr.value())), result))
     return convergence.finish(result);
 
-  auto iterate = [&](auto& iteration) {
+  // One iteration is `iteration()`, then (with an operator M) `precondition()`,
+  // which returns false when M turned out indefinite.
+  auto iterate = [&](auto& iteration, auto&& precondition) {
     for (int it = 1;; ++it) {
       iteration();
       if (alpha.value() == T(0)) {  // a breakdown: x and r are those of iteration it - 1
@@ -167,17 +134,22 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
       }
       if (convergence.done(it, std::sqrt(double(rr.value())), result))
         return convergence.finish(result);
+      if (!precondition()) {
+        Convergence::stop(result, false, "indefinite preconditioner");
+        return convergence.finish(result);
+      }
     }
   };
+  auto nothing = [] { return true; };
 
-  if (inverse_diagonal == nullptr) {
+  if constexpr (is_no_preconditioner<M>::value) {
     p = r;
     auto iteration = cg_iteration(apply, x, r, p, c);
     static_assert(decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
                   "kfuse::cg: an iteration must fuse into at most 3 kernels and 2 allreduces");
-    return iterate(iteration);
-  } else {
-    const V& dinv = *inverse_diagonal;
+    return iterate(iteration, nothing);
+  } else if constexpr (std::is_same_v<M, DiagonalScaling<V>>) {
+    const V& dinv = m.inverse;
     p = dinv * r;
     rz = eval(dot(r, dinv * r));
     auto iteration = fuse(
@@ -200,27 +172,67 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
     static_assert(decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
                   "kfuse::cg: a Jacobi-preconditioned iteration must fuse into at most 3 kernels "
                   "and 2 allreduces");
-    return iterate(iteration);
+    if (indefinite_preconditioner(rz.value())) {
+      Convergence::stop(result, false, "indefinite preconditioner");
+      return convergence.finish(result);
+    }
+    return iterate(iteration, [&] { return !indefinite_preconditioner(rz.value()); });
+  } else {
+    V z(space, "cg.z");
+    apply_preconditioner(api, m, r, z);
+    rz = eval(dot(r, z));
+    if (indefinite_preconditioner(rz.value())) {
+      Convergence::stop(result, false, "indefinite preconditioner");
+      return convergence.finish(result);
+    }
+    p = z;
+    auto step = fuse(x, r, p, rr, rz, pAp, pp, rq_max, alpha, temporary<T>,
+                     [apply](auto x, auto r, auto p, auto rr, auto rz, auto pAp, auto pp,
+                             auto rq_max, auto alpha, auto Ap) {
+                       return seq(assign(Ap, apply(p)),  // kernel 1
+                                  reduce(pAp, dot(p, Ap)), reduce(pp, dot(p, p)),
+                                  assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),
+                                  assign(alpha, step_length(rz, pAp, pp, rq_max)),
+                                  assign(x, x + alpha * p),  // kernel 2
+                                  assign(r, r - alpha * Ap), reduce(rr, dot(r, r)));
+                     });
+    auto direction = fuse(r, z, p, rz, rz_new, beta,
+                          [](auto r, auto z, auto p, auto rz, auto rz_new, auto beta) {
+                            return seq(reduce(rz_new, dot(r, z)),  // kernel 3
+                                       assign(beta, rz_new / rz), assign(rz, rz_new),
+                                       assign(p, z + beta * p));  // kernel 4
+                          });
+    static_assert(decltype(step)::kernel_count == 2 && decltype(direction)::kernel_count == 2,
+                  "kfuse::cg: a preconditioned iteration must fuse into 4 kernels");
+    return iterate(step, [&] {
+      apply_preconditioner(api, m, r, z);
+      direction();
+      return !indefinite_preconditioner(rz.value());
+    });
   }
 }
 
 }  // namespace detail
 
 /// Solves A x = b by conjugate gradients (A symmetric positive definite);
-/// x holds the initial guess on entry. Collective.
-template <class T>
+/// x holds the initial guess on entry. M: a preconditioner (pc::none, the
+/// default; pc::jacobi(A), pc::bjacobi_ilu0(A), or a callable
+/// void(const Vector<T>& r, Vector<T>& z)), symmetric positive definite;
+/// PETSc's KSPCG with left preconditioning, convergence on ||r||. Collective.
+template <class T, class M = pc::None>
 SolveResult cg(const CsrMatrix<T>& A, Vector<T>& x, const Vector<T>& b,
-               const SolverOptions& options = {}) {
+               const SolverOptions& options = {}, const M& m = {}) {
+  static_assert(detail::is_preconditioner_for<M, T>,
+                "kfuse::cg(A, x, b, options, M): M must be kfuse::pc::none, a kfuse::pc "
+                "preconditioner, or callable as M(const kfuse::Vector<T>& r, "
+                "kfuse::Vector<T>& z)");
   constexpr const char* api = "kfuse::cg";
   detail::check_system(api, A, x, b);
   detail::check_solver_options(api, A.range().comm(), options);
   auto apply = [A](const auto& v) { return A * v; };
-  if (options.preconditioner == Preconditioner::jacobi) {
-    const Vector<T> dinv = detail::inverse_diagonal(api, A);
-    return detail::conjugate_gradient(api, apply, x, b, options, &dinv);
-  }
-  return detail::conjugate_gradient(api, apply, x, b, options,
-                                    static_cast<const Vector<T>*>(nullptr));
+  return detail::with_preconditioner(api, A, options, m, [&](const auto& preconditioner) {
+    return detail::conjugate_gradient(api, apply, x, b, options, preconditioner);
+  });
 }
 
 /// Conjugate gradients with a matrix-free operator: `apply(v)` returns the
@@ -242,8 +254,10 @@ SolveResult cg_matfree(const Apply& apply, V& x, const V& b, const SolverOptions
   const Comm& comm = detail::space_of(x).base_comm();
   comm.agree_or_throw(error);
   detail::check_solver_options("kfuse::cg_matfree", comm, options);
-  const V* dinv = options.preconditioner == Preconditioner::jacobi ? inverse_diagonal : nullptr;
-  return detail::conjugate_gradient("kfuse::cg_matfree", apply, x, b, options, dinv);
+  if (options.preconditioner == Preconditioner::jacobi)
+    return detail::conjugate_gradient("kfuse::cg_matfree", apply, x, b, options,
+                                      detail::DiagonalScaling<V>{*inverse_diagonal});
+  return detail::conjugate_gradient("kfuse::cg_matfree", apply, x, b, options, pc::none);
 }
 
 }  // namespace kfuse

@@ -33,6 +33,8 @@ inline void check_solver_options(const char* api, const Comm& comm, const Solver
                           "; it must be finite and >= 0 (0: no divergence test)");
   else if (o.max_it < 0)
     error = error_message(api, ": SolverOptions::max_it is ", o.max_it, "; it must be >= 0");
+  else if (o.restart < 1)
+    error = error_message(api, ": SolverOptions::restart is ", o.restart, "; it must be >= 1");
   comm.agree_or_throw(error);
   // Ranks that stop at different iterations would wait in each other's allreduces.
   auto bits = [](double x) {
@@ -42,7 +44,7 @@ inline void check_solver_options(const char* api, const Comm& comm, const Solver
   };
   const std::int64_t mine[] = {bits(o.rtol), bits(o.atol), bits(o.dtol), o.max_it,
                                o.monitor ? 1 : 0, static_cast<std::int64_t>(o.preconditioner),
-                               o.error_if_not_converged ? 1 : 0};
+                               o.error_if_not_converged ? 1 : 0, o.restart};
   constexpr int n = sizeof mine / sizeof mine[0];
   std::int64_t lo[n], hi[n];
   std::copy(mine, mine + n, lo);
@@ -51,7 +53,7 @@ inline void check_solver_options(const char* api, const Comm& comm, const Solver
   comm.allreduce(hi, n, ReduceOp::max);
   if (!std::equal(lo, lo + n, hi))
     error = error_message(api, ": ranks passed different SolverOptions (tolerances, max_it, "
-                          "monitor set or not, preconditioner or error_if_not_converged); every "
+                          "monitor set or not, preconditioner, error_if_not_converged or restart); every "
                           "rank must pass the same");
   comm.agree_or_throw(error);
 }
@@ -64,11 +66,13 @@ class Convergence {
         options_(options),
         tolerance_(std::max(options.rtol * b_norm, options.atol)) {}
 
-  /// Records ||r_it|| (monitor included); true when the solve should stop.
-  bool done(int it, double rnorm, SolveResult& result) {
+  /// Records ||r_it|| (monitor included, unless `monitored` is false: GMRES
+  /// reports the last estimate of a cycle only when it does not restart);
+  /// true when the solve should stop.
+  bool done(int it, double rnorm, SolveResult& result, bool monitored = true) {
     result.iterations = it;
     result.residual_norm = rnorm;
-    if (options_.monitor) monitor(it, rnorm);
+    if (monitored) report(it, rnorm);
     if (it == 0) initial_ = rnorm;
     if (!std::isfinite(rnorm)) return stop(result, false, "not finite");
     if (rnorm <= tolerance_)
@@ -93,6 +97,11 @@ class Convergence {
                                 result.iterations, " iteration(s), ||r|| = ", result.residual_norm,
                                 "; SolverOptions::error_if_not_converged is set"));
     return result;
+  }
+
+  /// Calls the monitor, if one is set (collective: a throw on any rank is agreed on).
+  void report(int it, double rnorm) const {
+    if (options_.monitor) monitor(it, rnorm);
   }
 
  private:

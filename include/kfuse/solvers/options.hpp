@@ -1,5 +1,5 @@
 // Options and results shared by kfuse's Krylov solvers (kfuse::cg,
-// kfuse::cg_matfree, kfuse::bicgstab). Convergence follows PETSc's KSP with
+// kfuse::cg_matfree, kfuse::bicgstab, kfuse::gmres, kfuse::fgmres). Convergence follows PETSc's KSP with
 // the unpreconditioned norm: the recursive residual r_k converges when
 // ||r_k|| <= max(rtol * ||b||, atol); iterations are counted as PETSc counts
 // them (0 when the initial guess already converges).
@@ -27,7 +27,13 @@ struct SolverOptions {
   /// kfuse::Error on every rank (one more allreduce per iteration while a
   /// monitor is set).
   std::function<void(int it, double rnorm)> monitor{};
+  /// Jacobi for cg, cg_matfree and bicgstab; the same as passing
+  /// kfuse::pc::jacobi(A) as the solver's last argument (which every solver
+  /// takes, with the other preconditioners of kfuse::pc). Set one or the other.
   Preconditioner preconditioner = Preconditioner::none;
+  /// GMRES(m) and FGMRES(m): Krylov vectors per cycle before a restart
+  /// (PETSc's -ksp_gmres_restart, default 30); >= 1.
+  int restart = 30;
   /// Divergence: stop when ||r_k|| >= dtol * ||r_0|| (0: never). PETSc's
   /// default is 1e5; off here, because BiCGSTAB's transient growth on
   /// convection-dominated systems trips it long before convergence.
@@ -39,15 +45,21 @@ struct SolverOptions {
 
 /// How a solve ended. x holds the last iterate. A breakdown leaves it as it
 /// was before the iteration that broke down, never inf or NaN: CG's pAp not
-/// positive ("indefinite matrix"), NaN, or below epsilon * ||A|| * p.p (a
-/// direction in the numerical null space of a singular matrix); BiCGSTAB's
-/// r_hat.v = 0 or NaN, or omega = 0 ("breakdown"). Only iterates that grow
-/// past the largest T ("not finite", the residual overflowed) can hold inf.
+/// positive ("indefinite matrix"), NaN ("not finite"), or below
+/// epsilon * ||A|| * p.p ("breakdown": a direction in the numerical null
+/// space of a singular matrix), r.z < 0 ("indefinite preconditioner");
+/// BiCGSTAB's r_hat.v = 0, omega = 0 or rho = 0 twice in a row (the first
+/// restarts it: "breakdown (r_hat.v = 0)", "breakdown (omega = 0)",
+/// "breakdown (rho = 0)") or NaN ("not finite");
+/// GMRES's Arnoldi step with a zero column ("breakdown") or a non-finite one
+/// ("not finite"). Only iterates that grow past the largest T (the residual
+/// overflowed) can hold inf.
 struct SolveResult {
   bool converged = false;
   int iterations = 0;
   double residual_norm = 0;  ///< ||r|| of the last iterate (the recursive residual)
-  /// "rtol", "atol", "max_it", "dtol", "breakdown", "indefinite matrix", "not finite".
+  /// "rtol", "atol", "max_it", "dtol", "not finite", "indefinite matrix",
+  /// "indefinite preconditioner", "breakdown" and "breakdown (...)" naming the rule.
   std::string reason;
 };
 

@@ -1,0 +1,79 @@
+// Checks of a system A x = b shared by kfuse's solvers and preconditioners.
+// Collective: a kfuse::Error on every rank before anything is modified.
+#pragma once
+
+#include <string>
+
+#include <Kokkos_Core.hpp>
+
+#include "kfuse/array/vector.hpp"
+#include "kfuse/core/error.hpp"
+#include "kfuse/sparse/csr_matrix.hpp"
+
+namespace kfuse::detail {
+
+/// Checks that A is square and x, b lie on its columns and rows.
+template <class T>
+void check_system(const char* api, const CsrMatrix<T>& A, const Vector<T>& x, const Vector<T>& b) {
+  std::string error;
+  if (A.global_rows() != A.global_cols())
+    error = error_message(api, ": '", A.label(), "' is ", A.global_rows(), " x ", A.global_cols(),
+                          "; the method needs a square matrix");
+  else if (x.row_map() != A.domain())
+    error = error_message(api, ": x ('", x.label(), "', ", x.row_map().describe(),
+                          ") does not lie on the columns of '", A.label(), "' (",
+                          A.domain().describe(), ")");
+  else if (b.row_map() != A.range())
+    error = error_message(api, ": b ('", b.label(), "', ", b.row_map().describe(),
+                          ") does not lie on the rows of '", A.label(), "' (", A.range().describe(),
+                          ")");
+  A.range().comm().agree_or_throw(error);
+}
+
+/// Checks that A is square with rows and columns split alike, so that each
+/// rank's diagonal block is its owned columns (block Jacobi needs that).
+template <class T>
+void check_square_blocks(const char* api, const CsrMatrix<T>& A) {
+  std::string error;
+  if (A.global_rows() != A.global_cols())
+    error = error_message(api, ": '", A.label(), "' is ", A.global_rows(), " x ", A.global_cols(),
+                          "; a preconditioner needs a square matrix");
+  else if (A.range().local_begin() != A.domain().local_begin() ||
+           A.range().local_size() != A.domain().local_size())
+    error = error_message(api, ": the rows of '", A.label(), "' (", A.range().describe(),
+                          ") and its columns (", A.domain().describe(),
+                          ") are split differently; build the matrix with one RowMap for both");
+  A.range().comm().agree_or_throw(error);
+}
+
+/// 1 / A(i, i) for every owned row (Jacobi); an error if a diagonal entry is
+/// missing or zero.
+template <class T>
+Vector<T> inverse_diagonal(const char* api, const CsrMatrix<T>& A) {
+  Vector<T> inverse(A.range(), A.label() + ".inverse_diagonal");
+  const auto row_ptr = A.row_ptr();
+  const auto columns = A.col_idx();
+  const auto values = A.values();
+  const auto out = inverse.view();
+  const index_t shift = A.range().local_begin() - A.domain().local_begin();
+  index_t missing = 0;
+  Kokkos::parallel_reduce(
+      "kfuse:inverse_diagonal",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, A.local_rows()),
+      KOKKOS_LAMBDA(index_t row, index_t & bad) {
+        T diagonal = 0;
+        for (auto k = row_ptr(row); k < row_ptr(row + 1); ++k)
+          if (columns(k) == row + shift) diagonal += values(k);
+        if (diagonal == T(0)) ++bad;
+        out(row) = diagonal == T(0) ? T(0) : T(1) / diagonal;
+      },
+      missing);
+  std::string error;
+  if (missing > 0)
+    error = error_message(api, ": Jacobi needs a nonzero diagonal, but ", missing, " row(s) of '",
+                          A.label(), "' have none on this rank");
+  A.range().comm().agree_or_throw(error);
+  return inverse;
+}
+
+}  // namespace kfuse::detail

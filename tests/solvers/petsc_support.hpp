@@ -1,0 +1,159 @@
+// PETSc 3.18 as the solver tests' reference: the same matrix (MPIAIJ with
+// kfuse's row split, so block Jacobi sees the same blocks), right-hand side
+// and tolerance, a KSP of the given type and preconditioner, the
+// unpreconditioned norm. Also the systems and checks the tests share.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <petscksp.h>
+
+#include <kfuse/kfuse.hpp>
+
+namespace kfuse_test {
+
+/// How PETSc solves.
+struct PetscSettings {
+  KSPType type = KSPCG;
+  PCType pc = PCNONE;
+  PCSide side = PC_SIDE_DEFAULT;  // KSP's own (BCGS with PCNONE: left, unpreconditioned norm)
+  int restart = 30;               // GMRES, FGMRES
+  double rtol = 1e-8;
+  int max_it = 20000;
+  /// PCSHELL's apply (pc = PCSHELL): z = M r on PETSc vectors; `apply` counts the calls.
+  std::function<void(Mat A, Vec r, Vec z, int apply)> shell{};
+};
+
+/// PETSc's answer to A x = b from x = 0: iterations and the solution.
+struct PetscSolve {
+  PetscInt iterations = 0;
+  std::vector<double> x;
+};
+
+namespace petsc_detail {
+struct Shell {
+  const PetscSettings* settings;
+  Mat A;
+  int applies = 0;
+};
+inline PetscErrorCode shell_apply(PC pc, Vec r, Vec z) {
+  void* context = nullptr;
+  PCShellGetContext(pc, &context);
+  auto* shell = static_cast<Shell*>(context);
+  shell->settings->shell(shell->A, r, z, shell->applies++);
+  return 0;
+}
+}  // namespace petsc_detail
+
+inline PetscSolve petsc_solve(const kfuse::CsrMatrix<double>& A, const kfuse::Vector<double>& b,
+                              const PetscSettings& s) {
+  const MPI_Comm comm = A.range().comm().native();
+  Mat M;
+  MatCreateAIJ(comm, A.local_rows(), A.domain().local_size(), A.global_rows(), A.global_cols(),
+               PETSC_DEFAULT, nullptr, PETSC_DEFAULT, nullptr, &M);
+  MatSetOption(M, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE);
+  for (const auto& e : kfuse::detail::local_triplets(A)) {
+    const PetscInt i = e.row, j = e.col;
+    MatSetValue(M, i, j, e.value, INSERT_VALUES);
+  }
+  MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY);
+
+  Vec pb, px;
+  MatCreateVecs(M, &px, &pb);
+  const std::vector<double> all_b = b.gather();
+  const PetscInt begin = A.range().local_begin();
+  for (PetscInt i = 0; i < A.local_rows(); ++i)
+    VecSetValue(pb, begin + i, all_b[begin + i], INSERT_VALUES);
+  VecAssemblyBegin(pb);
+  VecAssemblyEnd(pb);
+  VecSet(px, 0.0);
+
+  KSP ksp;
+  KSPCreate(comm, &ksp);
+  KSPSetOperators(ksp, M, M);
+  KSPSetType(ksp, s.type);
+  PC prec;
+  KSPGetPC(ksp, &prec);
+  PCSetType(prec, s.pc);
+  petsc_detail::Shell shell{&s, M};
+  if (std::string(s.pc) == PCSHELL) {
+    PCShellSetContext(prec, &shell);
+    PCShellSetApply(prec, petsc_detail::shell_apply);
+  }
+  if (s.side != PC_SIDE_DEFAULT) KSPSetPCSide(ksp, s.side);
+  KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED);
+  if (std::string(s.type) == KSPGMRES) KSPGMRESSetRestart(ksp, s.restart);
+  if (std::string(s.type) == KSPFGMRES) KSPGMRESSetRestart(ksp, s.restart);
+  KSPSetTolerances(ksp, s.rtol, PETSC_DEFAULT, 1e300, s.max_it);  // no dtol: as kfuse's default
+  KSPSetFromOptions(ksp);  // PETSC_OPTIONS="-ksp_monitor" shows PETSc's history
+  KSPSolve(ksp, pb, px);
+
+  PetscSolve out;
+  KSPGetIterationNumber(ksp, &out.iterations);
+  Vec all;
+  VecScatter to_all;
+  VecScatterCreateToAll(px, &to_all, &all);
+  VecScatterBegin(to_all, px, all, INSERT_VALUES, SCATTER_FORWARD);
+  VecScatterEnd(to_all, px, all, INSERT_VALUES, SCATTER_FORWARD);
+  const PetscScalar* values;
+  PetscInt n;
+  VecGetSize(all, &n);
+  VecGetArrayRead(all, &values);
+  out.x.assign(values, values + n);
+  VecRestoreArrayRead(all, &values);
+  VecScatterDestroy(&to_all);
+  VecDestroy(&all);
+  KSPDestroy(&ksp);
+  VecDestroy(&px);
+  VecDestroy(&pb);
+  MatDestroy(&M);
+  return out;
+}
+
+/// ||b - A x|| computed independently of the solver's recursion.
+inline double true_residual(const kfuse::CsrMatrix<double>& A, const kfuse::Vector<double>& x,
+                            const kfuse::Vector<double>& b) {
+  kfuse::Vector<double> r(A.range(), "true_r");
+  r = b - A * x;
+  return kfuse::eval(kfuse::norm2(r));
+}
+
+/// b = A * 1 (PETSc's convention in the matrices' README).
+inline kfuse::Vector<double> rhs_of_ones(const kfuse::CsrMatrix<double>& A) {
+  kfuse::Vector<double> ones(A.domain(), "ones"), b(A.range(), "b");
+  ones.fill(1.0);
+  b = A * ones;
+  return b;
+}
+
+#ifdef KFUSE_MATRICES_DIR
+inline kfuse::CsrMatrix<double> shared_matrix(const std::string& name) {
+  return kfuse::read_matrix_market<double>(kfuse::Comm(),
+                                           std::string(KFUSE_MATRICES_DIR) + "/" + name);
+}
+#endif
+
+/// A monitor that checks it sees iterations 0, 1, 2, ... in order (printing
+/// them with KFUSE_TEST_MONITOR set, as PETSc's -ksp_monitor does).
+struct MonitorCheck {
+  int calls = 0;
+  double last = -1;
+  std::function<void(int, double)> monitor() {
+    return [this](int it, double rnorm) {
+      CHECK(it == calls);
+      if (std::getenv("KFUSE_TEST_MONITOR"))
+        std::printf("%3d KSP Residual norm %.12e\n", it, rnorm);
+      ++calls;
+      last = rnorm;
+    };
+  }
+};
+
+}  // namespace kfuse_test

@@ -1,0 +1,349 @@
+// Preconditioned solvers and GMRES against PETSc 3.18 on the same systems
+// (b = A 1, x = 0, rtol 1e-8, the unpreconditioned norm): pc::jacobi with CG,
+// BiCGSTAB and GMRES (PCJACOBI, right-preconditioned for BiCGSTAB and GMRES as
+// PETSc's PC_RIGHT) within 2 iterations; pc::bjacobi_ilu0 (PCBJACOBI + ILU(0):
+// the same blocks, since both split the rows alike) within 10%; GMRES(m)
+// within 2; FGMRES with a preconditioner that changes between applies (the
+// same one as a PCSHELL). Plus kernels per iteration (counted), a user's
+// callable, breakdowns that leave x finite, and the errors.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <kfuse/kfuse.hpp>
+
+#include "../support/reference.hpp"
+#include "petsc_support.hpp"
+
+namespace {
+
+using kfuse_test::PetscSettings;
+using kfuse_test::rhs_of_ones;
+using kfuse_test::true_residual;
+using Vector = kfuse::Vector<double>;
+
+enum class Method { cg, bicgstab, gmres, fgmres };
+
+template <class M>
+kfuse::SolveResult solve(Method method, const kfuse::CsrMatrix<double>& A, Vector& x,
+                         const Vector& b, const kfuse::SolverOptions& options, const M& m) {
+  switch (method) {
+    case Method::cg:
+      return kfuse::cg(A, x, b, options, m);
+    case Method::bicgstab:
+      return kfuse::bicgstab(A, x, b, options, m);
+    case Method::gmres:
+      return kfuse::gmres(A, x, b, options, m);
+    default:
+      return kfuse::fgmres(A, x, b, options, m);
+  }
+}
+
+PetscSettings petsc_settings(Method method, PCType pc, int restart = 30) {
+  PetscSettings s;
+  s.type = method == Method::cg         ? KSPCG
+           : method == Method::bicgstab ? KSPBCGS
+           : method == Method::gmres    ? KSPGMRES
+                                        : KSPFGMRES;
+  s.pc = pc;
+  s.side = method == Method::cg ? PC_LEFT : PC_RIGHT;  // CG: PETSc's only side
+  s.restart = restart;
+  return s;
+}
+
+/// Solves with kfuse and PETSc; checks convergence, the monitor, the true
+/// residual, iterations within `slack` (absolute, or relative when below 1)
+/// and the solutions.
+template <class M>
+void compare(const std::string& name, Method method, const kfuse::CsrMatrix<double>& A, const M& m,
+             const PetscSettings& settings, double slack, int restart = 30) {
+  INFO(name);
+  const auto b = rhs_of_ones(A);
+  Vector x(A.domain(), "x");
+  kfuse::SolverOptions options{1e-8, 20000};
+  options.restart = restart;
+  kfuse_test::MonitorCheck monitor;
+  options.monitor = monitor.monitor();
+  const auto result = solve(method, A, x, b, options, m);
+  const auto petsc = kfuse_test::petsc_solve(A, b, settings);
+  INFO("kfuse " << result.iterations << " iterations (" << result.reason << "), PETSc "
+                << petsc.iterations);
+  if (std::getenv("KFUSE_TEST_VERBOSE") && A.range().comm().rank() == 0)
+    std::printf("%-45s kfuse %5d  PETSc %5d\n", name.c_str(), result.iterations,
+                int(petsc.iterations));
+  CHECK(result.converged);
+  CHECK(monitor.calls == result.iterations + 1);
+  CHECK(monitor.last == result.residual_norm);
+  const double allowed = slack < 1 ? slack * double(petsc.iterations) : slack;
+  CHECK(std::abs(result.iterations - int(petsc.iterations)) <= allowed);
+  const double b_norm = kfuse::eval(kfuse::norm2(b));
+  CHECK(result.residual_norm <= 1e-8 * b_norm);
+  CHECK(true_residual(A, x, b) <= 1e-7 * b_norm);
+  kfuse_test::check_close(x.gather(), petsc.x, 1e-5);
+}
+
+/// A preconditioner that changes from one apply to the next: apply k runs
+/// 1 + k mod 3 Jacobi sweeps on A z = r from z = 0. `petsc` is the same
+/// operator on PETSc vectors (for a PCSHELL).
+struct ChangingJacobi {
+  kfuse::CsrMatrix<double> A;
+  Vector dinv;
+  mutable int applies = 0;
+  void operator()(const Vector& r, Vector& z) const {
+    Vector residual(A.range(), "sweep.residual");
+    z = dinv * r;
+    for (int sweep = 1; sweep < 1 + applies % 3; ++sweep) {
+      residual = r - A * z;
+      z = z + dinv * residual;
+    }
+    ++applies;
+  }
+  static void petsc(Mat A, Vec r, Vec z, int apply) {
+    Vec diagonal, residual;
+    VecDuplicate(r, &diagonal);
+    VecDuplicate(r, &residual);
+    MatGetDiagonal(A, diagonal);
+    VecPointwiseDivide(z, r, diagonal);
+    for (int sweep = 1; sweep < 1 + apply % 3; ++sweep) {
+      MatMult(A, z, residual);
+      VecAYPX(residual, -1.0, r);  // r - A z
+      VecPointwiseDivide(residual, residual, diagonal);
+      VecAXPY(z, 1.0, residual);
+    }
+    VecDestroy(&diagonal);
+    VecDestroy(&residual);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("PETSc comes up on kfuse's MPI") { REQUIRE(PetscInitializeNoArguments() == 0); }
+
+TEST_CASE("pc::jacobi with cg, bicgstab and gmres matches PETSc PCJACOBI") {
+  kfuse::Comm comm;
+  const auto poisson = kfuse::poisson2d<double>(comm, 24, 20);
+  const auto convection = kfuse::convection_diffusion2d<double>(comm, 30, 30, 2.0, -1.0);
+  compare("cg poisson2d", Method::cg, poisson, kfuse::pc::jacobi(poisson),
+          petsc_settings(Method::cg, PCJACOBI), 2);
+  compare("bicgstab convection-diffusion", Method::bicgstab, convection,
+          kfuse::pc::jacobi(convection), petsc_settings(Method::bicgstab, PCJACOBI), 2);
+  compare("gmres convection-diffusion", Method::gmres, convection, kfuse::pc::jacobi(convection),
+          petsc_settings(Method::gmres, PCJACOBI), 2);
+#ifdef KFUSE_MATRICES_DIR
+  const auto wathen = kfuse_test::shared_matrix("spd/wathen_30_30.mtx");
+  compare("cg wathen_30_30", Method::cg, wathen, kfuse::pc::jacobi(wathen),
+          petsc_settings(Method::cg, PCJACOBI), 2);
+  const auto pipe = kfuse_test::shared_matrix("nonsym/BentPipe2D100.mtx");
+  compare("gmres BentPipe2D100", Method::gmres, pipe, kfuse::pc::jacobi(pipe),
+          petsc_settings(Method::gmres, PCJACOBI), 2);
+#endif
+}
+
+TEST_CASE("gmres(m) without a preconditioner matches PETSc KSPGMRES") {
+  kfuse::Comm comm;
+  const auto convection = kfuse::convection_diffusion2d<double>(comm, 30, 30, 2.0, -1.0);
+  compare("gmres(30)", Method::gmres, convection, kfuse::pc::none,
+          petsc_settings(Method::gmres, PCNONE), 2);
+  compare("gmres(5): restarts", Method::gmres, convection, kfuse::pc::none,
+          petsc_settings(Method::gmres, PCNONE, 5), 2, 5);
+  compare("fgmres(30) without M is gmres(30)", Method::fgmres, convection, kfuse::pc::none,
+          petsc_settings(Method::fgmres, PCNONE), 2);
+#ifdef KFUSE_MATRICES_DIR
+  const auto laplace = kfuse_test::shared_matrix("spd/Laplace3D10.mtx");
+  compare("gmres Laplace3D10", Method::gmres, laplace, kfuse::pc::none,
+          petsc_settings(Method::gmres, PCNONE), 2);
+#endif
+}
+
+TEST_CASE("pc::bjacobi_ilu0 matches PETSc PCBJACOBI + ILU(0) within 10%") {
+  kfuse::Comm comm;
+  const auto poisson = kfuse::poisson2d<double>(comm, 32, 30);
+  const auto convection = kfuse::convection_diffusion2d<double>(comm, 40, 40, 2.0, -1.0);
+  compare("cg poisson2d", Method::cg, poisson, kfuse::pc::bjacobi_ilu0(poisson),
+          petsc_settings(Method::cg, PCBJACOBI), 0.1);
+  compare("bicgstab convection-diffusion", Method::bicgstab, convection,
+          kfuse::pc::bjacobi_ilu0(convection), petsc_settings(Method::bicgstab, PCBJACOBI), 0.1);
+  compare("gmres convection-diffusion", Method::gmres, convection,
+          kfuse::pc::bjacobi_ilu0(convection), petsc_settings(Method::gmres, PCBJACOBI), 0.1);
+#ifdef KFUSE_MATRICES_DIR
+  const auto pipe = kfuse_test::shared_matrix("nonsym/BentPipe2D100.mtx");
+  compare("bicgstab BentPipe2D100", Method::bicgstab, pipe, kfuse::pc::bjacobi_ilu0(pipe),
+          petsc_settings(Method::bicgstab, PCBJACOBI), 0.1);
+  const auto wathen = kfuse_test::shared_matrix("spd/wathen_30_30.mtx");
+  compare("cg wathen_30_30", Method::cg, wathen, kfuse::pc::bjacobi_ilu0(wathen),
+          petsc_settings(Method::cg, PCBJACOBI), 0.1);
+#endif
+}
+
+TEST_CASE("fgmres with a preconditioner that changes matches PETSc KSPFGMRES + PCSHELL") {
+  kfuse::Comm comm;
+  const auto A = kfuse::convection_diffusion2d<double>(comm, 30, 30, 2.0, -1.0);
+  ChangingJacobi m{A, kfuse::pc::jacobi(A).inverse_diagonal()};
+  auto settings = petsc_settings(Method::fgmres, PCSHELL);
+  settings.shell = ChangingJacobi::petsc;
+  compare("fgmres + changing Jacobi sweeps", Method::fgmres, A, m, settings, 2);
+  CHECK(m.applies > 3);
+}
+
+TEST_CASE("a user's callable preconditioner works in every solver") {
+  kfuse::Comm comm;
+  const auto A = kfuse::convection_diffusion2d<double>(comm, 20, 20, 1.0, 0.5);
+  const auto b = rhs_of_ones(A);
+  const Vector dinv = kfuse::pc::jacobi(A).inverse_diagonal();
+  int calls = 0;
+  auto user = [&](const Vector& r, Vector& z) {
+    z = dinv * r;
+    ++calls;
+  };
+  for (Method method : {Method::bicgstab, Method::gmres, Method::fgmres}) {
+    Vector x(A.domain(), "x"), y(A.domain(), "y");
+    calls = 0;
+    const auto mine = solve(method, A, x, b, kfuse::SolverOptions{}, user);
+    const auto builtin = solve(method, A, y, b, kfuse::SolverOptions{}, kfuse::pc::jacobi(A));
+    CHECK(mine.converged);
+    CHECK(calls > 0);
+    CHECK(mine.iterations == builtin.iterations);  // the same arithmetic, another order at most
+    kfuse_test::check_close(x.gather(), y.gather(), 1e-9);
+  }
+  const auto P = kfuse::poisson2d<double>(comm, 16, 16);
+  const auto bp = rhs_of_ones(P);
+  const Vector pinv = kfuse::pc::jacobi(P).inverse_diagonal();
+  Vector x(P.domain(), "x"), y(P.domain(), "y");
+  const auto mine = kfuse::cg(P, x, bp, {}, [&](const Vector& r, Vector& z) { z = pinv * r; });
+  const auto builtin = kfuse::cg(P, y, bp, {}, kfuse::pc::jacobi(P));
+  CHECK(mine.converged);
+  CHECK(std::abs(mine.iterations - builtin.iterations) <= 1);
+  kfuse_test::check_close(x.gather(), y.gather(), 1e-9);
+}
+
+TEST_CASE("the convection-diffusion system of 200 x 200 converges with bjacobi_ilu0 and gmres") {
+  kfuse::Comm comm;
+  const auto A = kfuse::convection_diffusion2d<double>(comm, 200, 200, 1.0, 0.5);
+  const auto b = rhs_of_ones(A);
+  const double b_norm = kfuse::eval(kfuse::norm2(b));
+  const auto ilu = kfuse::pc::bjacobi_ilu0(A);
+  for (Method method : {Method::bicgstab, Method::gmres}) {
+    Vector x(A.domain(), "x");
+    const auto result = solve(method, A, x, b, kfuse::SolverOptions{1e-8, 5000}, ilu);
+    INFO(int(method) << ": " << result.iterations << " iterations, " << result.reason);
+    CHECK(result.converged);
+    CHECK(true_residual(A, x, b) <= 1e-7 * b_norm);
+  }
+
+  // Without a preconditioner BiCGSTAB's residual grows to ~1e10 before it
+  // converges, and r.r_hat and r_hat.v become rounding noise: with b = 1 an
+  // exact 0 came at 2 and 4 ranks (PETSc's KSPBCGS meets one at 5 ranks with
+  // b = A 1). kfuse restarts there; the true residual keeps the drift that
+  // the growth costs (~1e-6, PETSc's too).
+  Vector ones(A.range(), "ones"), x(A.domain(), "x");
+  ones.fill(1.0);
+  const auto plain = kfuse::bicgstab(A, x, ones, kfuse::SolverOptions{1e-8, 2000});
+  INFO("bicgstab, b = 1: " << plain.iterations << " iterations, " << plain.reason);
+  CHECK(plain.converged);
+  CHECK(true_residual(A, x, ones) <= 1e-5 * kfuse::eval(kfuse::norm2(ones)));
+}
+
+TEST_CASE("kernels per iteration: Jacobi stays fused, an operator M adds its own (counted)") {
+  kfuse::Comm comm;
+  const auto A = kfuse::poisson2d<double>(comm, 20, 20);
+  const auto b = rhs_of_ones(A);
+  kfuse::KernelCounter counter;
+  kfuse::SolverOptions options{1e-30, 10};  // exactly 10 iterations
+  std::int64_t at_first = 0, at_last = 0;
+  options.monitor = [&](int it, double) {
+    if (it == 1) at_first = counter.compute_kernels();
+    if (it == 10) at_last = counter.compute_kernels();
+  };
+  auto per_iteration = [&] { return (at_last - at_first) / 9; };
+  Vector x(A.domain(), "x");
+  CHECK(kfuse::cg(A, x, b, options, kfuse::pc::jacobi(A)).iterations == 10);
+  CHECK(per_iteration() == 3);
+  x.fill(0.0);
+  CHECK(kfuse::bicgstab(A, x, b, options, kfuse::pc::jacobi(A)).iterations == 10);
+  CHECK(per_iteration() == 5);
+  x.fill(0.0);
+  const auto ilu = kfuse::pc::bjacobi_ilu0(A);
+  CHECK(kfuse::cg(A, x, b, options, ilu).iterations == 10);
+  CHECK(per_iteration() == 4);  // + the triangular solves (Kokkos Kernels' labels)
+  x.fill(0.0);
+  CHECK(kfuse::gmres(A, x, b, options, kfuse::pc::jacobi(A)).iterations == 10);
+  CHECK(per_iteration() == 2);  // orthogonalize, normalize (+ SpMV and gemv of Kokkos Kernels)
+}
+
+TEST_CASE("breakdowns leave x finite and name their rule") {
+  kfuse::Comm comm;
+  const std::int64_t n = 12;
+  std::vector<std::int64_t> rows, cols;
+  std::vector<double> vals;
+  if (comm.rank() == 0)
+    for (std::int64_t i = 0; i < n; ++i) rows.push_back(i), cols.push_back(i), vals.push_back(0.0);
+  const auto Z = kfuse::CsrMatrix<double>::from_triplets(comm, n, n, rows, cols, vals, "Z");
+  Vector b(Z.range(), "b"), x(Z.domain(), "x");
+  b.fill(1.0);
+  for (Method method : {Method::gmres, Method::fgmres}) {
+    x.fill(0.5);
+    const auto r = solve(method, Z, x, b, kfuse::SolverOptions{}, kfuse::pc::none);
+    CHECK_FALSE(r.converged);
+    CHECK(r.reason == "breakdown");
+    for (double v : x.gather()) CHECK(v == 0.5);
+  }
+
+  // An indefinite preconditioner stops CG (PETSc's KSP_DIVERGED_INDEFINITE_PC).
+  const auto P = kfuse::poisson2d<double>(comm, 8, 8);
+  const auto bp = rhs_of_ones(P);
+  Vector xp(P.domain(), "x");
+  const auto negative = kfuse::cg(P, xp, bp, {}, [](const Vector& r, Vector& z) { z = -1.0 * r; });
+  CHECK(negative.reason == "indefinite preconditioner");
+  for (double v : xp.gather()) CHECK(std::isfinite(v));
+}
+
+TEST_CASE("preconditioner errors: kfuse::Error on every rank, x untouched") {
+  kfuse::Comm comm;
+  const auto A = kfuse::poisson2d<double>(comm, 6, 6);
+  const auto b = rhs_of_ones(A);
+  Vector x(A.domain(), "x");
+  x.fill(2.0);
+  kfuse::SolverOptions options;
+  options.restart = 0;
+  CHECK_THROWS_WITH_AS(kfuse::gmres(A, x, b, options), doctest::Contains("restart is 0"),
+                       kfuse::Error);
+  options.restart = 30;
+  options.preconditioner = kfuse::Preconditioner::jacobi;
+  CHECK_THROWS_WITH_AS(kfuse::cg(A, x, b, options, kfuse::pc::jacobi(A)),
+                       doctest::Contains("use one of them"), kfuse::Error);
+  CHECK_THROWS_WITH_AS(kfuse::gmres(A, x, b, options), doctest::Contains("pc::jacobi(A)"),
+                       kfuse::Error);
+
+  // A row without a diagonal entry on the last rank only: every rank throws.
+  std::vector<std::int64_t> rows, cols;
+  std::vector<double> vals;
+  const std::int64_t n = 4 * comm.size();
+  if (comm.rank() == 0)
+    for (std::int64_t i = 0; i < n; ++i)
+      if (i != n - 1) rows.push_back(i), cols.push_back(i), vals.push_back(2.0);
+  rows.push_back(n - 1), cols.push_back(0), vals.push_back(1.0);
+  const auto D = kfuse::CsrMatrix<double>::from_triplets(comm, n, n, rows, cols, vals, "D");
+  CHECK_THROWS_WITH_AS(kfuse::pc::bjacobi_ilu0(D), doctest::Contains("nonzero diagonal"),
+                       kfuse::Error);
+
+  // A callable that throws on one rank only (before any collective call of
+  // its own): every rank gets a kfuse::Error.
+  const int last = comm.size() - 1;
+  auto flaky = [&](const Vector& r, Vector& z) {
+    if (comm.rank() == last) throw std::runtime_error("out of luck");
+    Kokkos::deep_copy(z.view(), r.view());
+  };
+  x.fill(2.0);
+  CHECK_THROWS_WITH_AS(kfuse::gmres(A, x, b, {}, flaky), doctest::Contains("out of luck"),
+                       kfuse::Error);
+  CHECK_THROWS_WITH_AS(kfuse::cg(A, x, b, {}, flaky), doctest::Contains("preconditioner threw"),
+                       kfuse::Error);
+  for (double v : x.gather()) CHECK(v == 2.0);
+}
+
+TEST_CASE("PETSc goes down before MPI") { REQUIRE(PetscFinalize() == 0); }
