@@ -1,7 +1,7 @@
 // PETSc 3.18 as the solver tests' reference: the same matrix (MPIAIJ with
 // kfuse's row split, so block Jacobi sees the same blocks), right-hand side
 // and tolerance, a KSP of the given type and preconditioner, the
-// unpreconditioned norm. Also the systems and checks the tests share.
+// unpreconditioned norm.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -15,6 +15,8 @@
 #include <petscksp.h>
 
 #include <kfuse/kfuse.hpp>
+
+#include "solver_support.hpp"
 
 namespace kfuse_test {
 
@@ -116,44 +118,5 @@ inline PetscSolve petsc_solve(const kfuse::CsrMatrix<double>& A, const kfuse::Ve
   MatDestroy(&M);
   return out;
 }
-
-/// ||b - A x|| computed independently of the solver's recursion.
-inline double true_residual(const kfuse::CsrMatrix<double>& A, const kfuse::Vector<double>& x,
-                            const kfuse::Vector<double>& b) {
-  kfuse::Vector<double> r(A.range(), "true_r");
-  r = b - A * x;
-  return kfuse::eval(kfuse::norm2(r));
-}
-
-/// b = A * 1 (PETSc's convention in the matrices' README).
-inline kfuse::Vector<double> rhs_of_ones(const kfuse::CsrMatrix<double>& A) {
-  kfuse::Vector<double> ones(A.domain(), "ones"), b(A.range(), "b");
-  ones.fill(1.0);
-  b = A * ones;
-  return b;
-}
-
-#ifdef KFUSE_MATRICES_DIR
-inline kfuse::CsrMatrix<double> shared_matrix(const std::string& name) {
-  return kfuse::read_matrix_market<double>(kfuse::Comm(),
-                                           std::string(KFUSE_MATRICES_DIR) + "/" + name);
-}
-#endif
-
-/// A monitor that checks it sees iterations 0, 1, 2, ... in order (printing
-/// them with KFUSE_TEST_MONITOR set, as PETSc's -ksp_monitor does).
-struct MonitorCheck {
-  int calls = 0;
-  double last = -1;
-  std::function<void(int, double)> monitor() {
-    return [this](int it, double rnorm) {
-      CHECK(it == calls);
-      if (std::getenv("KFUSE_TEST_MONITOR"))
-        std::printf("%3d KSP Residual norm %.12e\n", it, rnorm);
-      ++calls;
-      last = rnorm;
-    };
-  }
-};
 
 }  // namespace kfuse_test

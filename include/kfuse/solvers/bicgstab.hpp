@@ -153,8 +153,9 @@ SolveResult stabilized_bicg(const char* api, const Apply& apply, V& x, const V& 
   // iterate restarts BiCGSTAB from this x: r = b - A x, r_hat = r, p = v = 0.
   // Once r has lost its bi-orthogonality to r_hat these sums are rounding
   // noise (|rho| ~ eps ||r|| ||r_hat||), and an exact 0 is chance; PETSc stops
-  // there (KSP_DIVERGED_BREAKDOWN). A breakdown right after a restart stops.
-  int restarted_at = -1;
+  // there (KSP_DIVERGED_BREAKDOWN). A breakdown right after a restart (the
+  // start is one) stops.
+  int restarted_at = 0;
   auto restart = [&](int it) {
     p.fill(T(0));
     v.fill(T(0));
@@ -179,7 +180,7 @@ SolveResult stabilized_bicg(const char* api, const Apply& apply, V& x, const V& 
           return convergence.finish(result);
         continue;
       }
-      result.iterations = it;
+      result.iterations = kept ? it - 1 : it;  // PETSc counts no iteration that kept x
       Convergence::stop(result, false, reason);
       return convergence.finish(result);
     }
@@ -221,10 +222,13 @@ SolveResult stabilized_bicg(const char* api, const Apply& apply, V& x, const V& 
           x, r, r_hat, s, p_hat, s_hat, c.rho, c.alpha, c.omega, c.ts, c.tt, c.rr, temporary<T>,
           [apply](auto x, auto r, auto r_hat, auto s, auto p_hat, auto s_hat, auto rho,
                   auto alpha, auto omega, auto ts, auto tt, auto rr, auto t) {
+            // M may return inf or NaN (a user's M, a huge ILU pivot): then d or
+            // t.t is NaN, alpha or omega 0, and x must not take 0 * NaN.
             return seq(assign(t, apply(s_hat)),  // kernel 4
                        reduce(ts, dot(t, s)), reduce(tt, dot(t, t)),
                        assign(omega, where(tt > T(0) && alpha != T(0), ts / tt, T(0))),
-                       assign(x, x + alpha * p_hat + omega * s_hat),  // kernel 5
+                       assign(x, x + where(alpha != T(0), alpha * p_hat, T(0)) +  // kernel 5
+                                     where(omega != T(0), omega * s_hat, T(0))),
                        assign(r, s - omega * t), reduce(rho, dot(r, r_hat)), reduce(rr, dot(r, r)));
           });
       return iterate([&] {

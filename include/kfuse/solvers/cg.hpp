@@ -92,11 +92,17 @@ auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const 
       });
 }
 
-/// The preconditioned CG's stop when r.z' is negative or NaN (PETSc's
-/// KSP_DIVERGED_INDEFINITE_PC): M is not positive definite.
+/// The preconditioned CG's stop on r.z (PETSc's KSPCG): NaN ("not finite"),
+/// exactly 0 while r is not ("breakdown": M r is orthogonal to r), or of
+/// the other sign than the previous r.z ("indefinite preconditioner",
+/// KSP_DIVERGED_INDEFINITE_PC: M is not definite). A consistently negative
+/// r.z is fine: M negative definite gives the same iterates as -M.
 template <class T>
-bool indefinite_preconditioner(T rz) {
-  return !(rz >= T(0));
+const char* preconditioner_breakdown(T rz, T previous) {
+  if (rz != rz) return "not finite";
+  if (rz == T(0)) return "breakdown";
+  if ((rz < T(0)) != (previous < T(0))) return "indefinite preconditioner";
+  return nullptr;
 }
 
 /// CG on x (initial guess in, solution out). `apply(v)` gives the operator's
@@ -118,10 +124,11 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
   if (convergence.done(0, std::sqrt(double(rr.value())), result))
     return convergence.finish(result);
 
-  // One iteration is `iteration()`, then (with an operator M) `precondition()`,
-  // which returns false when M turned out indefinite.
+  // One iteration is `iteration()`, then (with an operator M) `precondition()`;
+  // with M, r.z is checked against the previous one.
   auto iterate = [&](auto& iteration, auto&& precondition) {
     for (int it = 1;; ++it) {
+      const T rz_before = rz.value();
       iteration();
       if (alpha.value() == T(0)) {  // a breakdown: x and r are those of iteration it - 1
         const double curvature = double(pAp.value());
@@ -134,13 +141,14 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
       }
       if (convergence.done(it, std::sqrt(double(rr.value())), result))
         return convergence.finish(result);
-      if (!precondition()) {
-        Convergence::stop(result, false, "indefinite preconditioner");
+      if (const char* reason = precondition(rz_before)) {
+        Convergence::stop(result, false, reason);
         return convergence.finish(result);
       }
     }
   };
-  auto nothing = [] { return true; };
+  auto nothing = [](T) -> const char* { return nullptr; };
+  auto first_rz = [&]() -> const char* { return preconditioner_breakdown(rz.value(), rz.value()); };
 
   if constexpr (is_no_preconditioner<M>::value) {
     p = r;
@@ -172,17 +180,17 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
     static_assert(decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
                   "kfuse::cg: a Jacobi-preconditioned iteration must fuse into at most 3 kernels "
                   "and 2 allreduces");
-    if (indefinite_preconditioner(rz.value())) {
-      Convergence::stop(result, false, "indefinite preconditioner");
+    if (const char* reason = first_rz()) {
+      Convergence::stop(result, false, reason);
       return convergence.finish(result);
     }
-    return iterate(iteration, [&] { return !indefinite_preconditioner(rz.value()); });
+    return iterate(iteration, [&](T before) { return preconditioner_breakdown(rz.value(), before); });
   } else {
     V z(space, "cg.z");
     apply_preconditioner(api, m, r, z);
     rz = eval(dot(r, z));
-    if (indefinite_preconditioner(rz.value())) {
-      Convergence::stop(result, false, "indefinite preconditioner");
+    if (const char* reason = first_rz()) {
+      Convergence::stop(result, false, reason);
       return convergence.finish(result);
     }
     p = z;
@@ -204,10 +212,10 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
                           });
     static_assert(decltype(step)::kernel_count == 2 && decltype(direction)::kernel_count == 2,
                   "kfuse::cg: a preconditioned iteration must fuse into 4 kernels");
-    return iterate(step, [&] {
+    return iterate(step, [&](T before) {
       apply_preconditioner(api, m, r, z);
       direction();
-      return !indefinite_preconditioner(rz.value());
+      return preconditioner_breakdown(rz.value(), before);
     });
   }
 }

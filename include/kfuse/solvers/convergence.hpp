@@ -64,6 +64,7 @@ class Convergence {
       : api_(api),
         comm_(comm),
         options_(options),
+        b_norm_(b_norm),
         tolerance_(std::max(options.rtol * b_norm, options.atol)) {}
 
   /// Records ||r_it|| (monitor included, unless `monitored` is false: GMRES
@@ -73,7 +74,12 @@ class Convergence {
     result.iterations = it;
     result.residual_norm = rnorm;
     if (monitored) report(it, rnorm);
-    if (it == 0) initial_ = rnorm;
+    if (it == 0) {
+      initial_ = rnorm;
+      // PETSc's special case: b = 0 with a nonzero initial guess tests
+      // against ||r_0|| (else nothing but atol could stop it).
+      if (b_norm_ == 0) tolerance_ = std::max(options_.rtol * rnorm, options_.atol);
+    }
     if (!std::isfinite(rnorm)) return stop(result, false, "not finite");
     if (rnorm <= tolerance_)
       return stop(result, true, rnorm <= options_.atol ? "atol" : "rtol");
@@ -120,6 +126,7 @@ class Convergence {
   const char* api_;
   Comm comm_;
   const SolverOptions& options_;
+  double b_norm_;
   double tolerance_;
   double initial_ = 0;  // ||r_0||
 };

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,6 +59,38 @@ class Columns {
 
  private:
   matrix_type all_;
+};
+
+/// v_j = scale * w, and what the operator reads: D^-1 v_j (`scaled`) or v_j
+/// itself in `out` (`write_out`). A functor, not a lambda: nvcc refuses an
+/// extended lambda in a function templated on a user's (local) type.
+template <class T>
+struct NormalizeColumn {
+  using view = typename Vector<T>::view_type;
+  view w, column, out, inverse_diagonal;
+  T scale;
+  bool write_out, scaled;
+  KOKKOS_INLINE_FUNCTION void operator()(index_t i) const {
+    const T vi = w(i) * scale;
+    column(i) = vi;
+    if (write_out) out(i) = scaled ? inverse_diagonal(i) * vi : vi;
+  }
+};
+
+/// w -= V_j h (columns 0..j) and w.w: the second half of classical
+/// Gram-Schmidt, one pass over w.
+template <class T>
+struct Orthogonalize {
+  typename Columns<T>::matrix_type basis;
+  Kokkos::View<T*, Kokkos::LayoutLeft, MemSpace> h;
+  typename Vector<T>::view_type w;
+  int j;
+  KOKKOS_INLINE_FUNCTION void operator()(index_t i, T& sum) const {
+    T wi = w(i);
+    for (int k = 0; k <= j; ++k) wi -= basis(i, k) * h(k);
+    w(i) = wi;
+    sum += wi * wi;
+  }
 };
 
 /// The Hessenberg matrix of a GMRES cycle, reduced to upper triangular form
@@ -127,37 +160,36 @@ SolveResult generalized_minimal_residual(const char* api, const CsrMatrix<T>& A,
                                          const M& m) {
   constexpr bool no_pc = is_no_preconditioner<M>::value;
   constexpr bool diagonal = std::is_same_v<M, DiagonalScaling<Vector<T>>>;
-  using column_type = typename Columns<T>::column_type;
   const RowMap& rows = A.range();
   const Comm& comm = rows.comm();
   const index_t n = rows.local_size();
   const int restart = options.restart;
 
-  Columns<T> basis("gmres.V", n, restart + 1);
-  // FGMRES's z_j = M v_j (left empty for GMRES: one column, unused).
-  Columns<T> preconditioned("fgmres.Z", Flexible ? n : 0, Flexible ? restart : 1);
+  // The bases, allocated on every rank or none (a failure is agreed on).
+  std::optional<Columns<T>> basis_storage, preconditioned_storage;
+  comm.agree_on([&] {
+    basis_storage.emplace("gmres.V", n, restart + 1);
+    // FGMRES's z_j = M v_j (left empty for GMRES: one column, unused).
+    preconditioned_storage.emplace("fgmres.Z", Flexible ? n : 0, Flexible ? restart : 1);
+  });
+  const Columns<T>& basis = *basis_storage;
+  const Columns<T>& preconditioned = *preconditioned_storage;
   Vector<T> w(rows, "gmres.w");  // A z_j; the residual at a (re)start
   Vector<T> v(rows, "gmres.v");  // v_j for an operator M
   Vector<T> z(rows, "gmres.z");  // z_j = M v_j (or D^-1 v_j)
   Kokkos::View<T*, Kokkos::LayoutLeft, MemSpace> h_device("gmres.h", restart + 1);
   auto h_host = Kokkos::create_mirror_view(h_device);
   Hessenberg H(restart);
-  column_type dinv;
+  typename Vector<T>::view_type dinv;
   if constexpr (diagonal) dinv = m.inverse.view();
 
   // v_j = w / norm, plus what the operator reads: D^-1 v_j (Jacobi) or v_j as
   // a Vector (an operator M); without M, A reads v_j in the basis itself.
   auto normalize = [&](int j, T scale) {
-    const column_type wv = w.view(), vj = basis.column(j), out = diagonal ? z.view() : v.view();
-    const column_type d = dinv;
-    const bool write_out = !no_pc, scaled = diagonal;
     Kokkos::parallel_for(
         "kfuse:gmres.normalize", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, n),
-        KOKKOS_LAMBDA(index_t i) {
-          const T vi = wv(i) * scale;
-          vj(i) = vi;
-          if (write_out) out(i) = scaled ? d(i) * vi : vi;
-        });
+        NormalizeColumn<T>{w.view(), basis.column(j), diagonal ? z.view() : v.view(), dinv, scale,
+                           !no_pc, diagonal});
     (diagonal ? z : v).mark_halo_stale();
   };
 
@@ -166,14 +198,14 @@ SolveResult generalized_minimal_residual(const char* api, const CsrMatrix<T>& A,
     if constexpr (Flexible) {
       apply_preconditioner(api, m, v, z);
       Kokkos::deep_copy(preconditioned.column(j), z.view());
-      spmv(A, z.view(), w.view());
+      spmv_unchecked(A, z.view(), w.view());
     } else if constexpr (no_pc) {
-      spmv(A, basis.column(j), w.view());
+      spmv_unchecked(A, basis.column(j), w.view());
     } else if constexpr (diagonal) {
-      spmv(A, z.view(), w.view());
+      spmv_unchecked(A, z.view(), w.view());
     } else {
       apply_preconditioner(api, m, v, z);
-      spmv(A, z.view(), w.view());
+      spmv_unchecked(A, z.view(), w.view());
     }
     w.mark_halo_stale();
   };
@@ -182,39 +214,30 @@ SolveResult generalized_minimal_residual(const char* api, const CsrMatrix<T>& A,
   // kernel, one allreduce): classical Gram-Schmidt, PETSc's default.
   auto orthogonalize = [&](int j) {
     const auto h = Kokkos::subview(h_device, Kokkos::make_pair(0, j + 1));
-    const column_type wv = w.view();
-    KokkosBlas::gemv("T", T(1), basis.first(j + 1), wv, T(0), h);
+    KokkosBlas::gemv("T", T(1), basis.first(j + 1), w.view(), T(0), h);
     Kokkos::deep_copy(h_host, h_device);
     comm.allreduce(h_host.data(), j + 1, ReduceOp::sum);
     Kokkos::deep_copy(h_device, h_host);
     for (int i = 0; i <= j; ++i) H.at(i, j) = double(h_host(i));
-    const auto V = basis.all();
-    const auto hd = h_device;
     T ww = 0;
-    Kokkos::parallel_reduce(
-        "kfuse:gmres.orthogonalize",
-        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, n),
-        KOKKOS_LAMBDA(index_t i, T & sum) {
-          T wi = wv(i);
-          for (int k = 0; k <= j; ++k) wi -= V(i, k) * hd(k);
-          wv(i) = wi;
-          sum += wi * wi;
-        },
-        ww);
+    Kokkos::parallel_reduce("kfuse:gmres.orthogonalize",
+                            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, n),
+                            Orthogonalize<T>{basis.all(), h_device, w.view(), j}, ww);
     w.mark_halo_stale();
     return std::sqrt(double(comm.allreduce(ww, ReduceOp::sum)));
   };
 
-  // x += M V_k y (FGMRES: x += Z_k y).
+  // x += M V_k y (FGMRES: x += Z_k y); false when y is not finite (a zero
+  // on the rotated diagonal: PETSc's KSP_DIVERGED_BREAKDOWN), x unchanged.
   auto update_solution = [&](int k) {
-    if (k == 0) return;
+    if (k == 0) return true;
     const std::vector<double> y = H.solution(k);
-    if (y.empty()) return;  // not finite: x keeps the cycle's start
+    if (y.empty()) return false;
     for (int i = 0; i < k; ++i) h_host(i) = T(y[i]);
     Kokkos::deep_copy(h_device, h_host);
     const auto yk = Kokkos::subview(h_device, Kokkos::make_pair(0, k));
-    const column_type wv = w.view();
-    KokkosBlas::gemv("N", T(1), Flexible ? preconditioned.first(k) : basis.first(k), yk, T(0), wv);
+    KokkosBlas::gemv("N", T(1), Flexible ? preconditioned.first(k) : basis.first(k), yk, T(0),
+                     w.view());
     w.mark_halo_stale();
     if constexpr (Flexible || no_pc) {
       x = x + w;
@@ -224,6 +247,7 @@ SolveResult generalized_minimal_residual(const char* api, const CsrMatrix<T>& A,
       apply_preconditioner(api, m, w, z);
       x = x + z;
     }
+    return true;
   };
 
   w = b - A * x;
@@ -246,8 +270,8 @@ SolveResult generalized_minimal_residual(const char* api, const CsrMatrix<T>& A,
       const bool happy = next < std::min(next / std::abs(H.g(j)), 1e-30);
       double estimate = 0;
       if (!std::isfinite(next) || !H.rotate(j, happy, estimate)) {
-        failure = std::isfinite(next) ? "breakdown" : "not finite";
-        result.iterations = ++its;
+        failure = std::isfinite(next) ? "breakdown" : "not finite";  // its not counted, as PETSc
+        result.iterations = its;
         break;
       }
       ++its;
@@ -259,7 +283,7 @@ SolveResult generalized_minimal_residual(const char* api, const CsrMatrix<T>& A,
       if (failure != nullptr) break;
       if (!stop && !last) normalize(j + 1, T(1) / T(next));
     }
-    update_solution(steps);
+    if (!update_solution(steps)) failure = "breakdown";
     if (failure != nullptr) {
       Convergence::stop(result, false, failure);
       return convergence.finish(result);

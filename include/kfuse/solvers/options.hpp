@@ -28,12 +28,9 @@ struct SolverOptions {
   /// monitor is set).
   std::function<void(int it, double rnorm)> monitor{};
   /// Jacobi for cg, cg_matfree and bicgstab; the same as passing
-  /// kfuse::pc::jacobi(A) as the solver's last argument (which every solver
-  /// takes, with the other preconditioners of kfuse::pc). Set one or the other.
+  /// kfuse::pc::jacobi(A) as the last argument of cg or bicgstab (gmres and
+  /// fgmres take it only that way). Set one or the other.
   Preconditioner preconditioner = Preconditioner::none;
-  /// GMRES(m) and FGMRES(m): Krylov vectors per cycle before a restart
-  /// (PETSc's -ksp_gmres_restart, default 30); >= 1.
-  int restart = 30;
   /// Divergence: stop when ||r_k|| >= dtol * ||r_0|| (0: never). PETSc's
   /// default is 1e5; off here, because BiCGSTAB's transient growth on
   /// convection-dominated systems trips it long before convergence.
@@ -41,13 +38,17 @@ struct SolverOptions {
   /// Throw a kfuse::Error (on every rank, naming the reason) instead of
   /// returning an unconverged result, like PETSc's KSPSetErrorIfNotConverged.
   bool error_if_not_converged = false;
+  /// GMRES(m) and FGMRES(m): Krylov vectors per cycle before a restart
+  /// (PETSc's -ksp_gmres_restart, default 30); >= 1.
+  int restart = 30;
 };
 
 /// How a solve ended. x holds the last iterate. A breakdown leaves it as it
 /// was before the iteration that broke down, never inf or NaN: CG's pAp not
 /// positive ("indefinite matrix"), NaN ("not finite"), or below
 /// epsilon * ||A|| * p.p ("breakdown": a direction in the numerical null
-/// space of a singular matrix), r.z < 0 ("indefinite preconditioner");
+/// space of a singular matrix), r.z changing sign ("indefinite
+/// preconditioner") or 0 ("breakdown");
 /// BiCGSTAB's r_hat.v = 0, omega = 0 or rho = 0 twice in a row (the first
 /// restarts it: "breakdown (r_hat.v = 0)", "breakdown (omega = 0)",
 /// "breakdown (rho = 0)") or NaN ("not finite");

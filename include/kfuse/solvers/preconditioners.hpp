@@ -73,8 +73,11 @@ class BlockJacobiIlu0 {
   /// and columns split alike, or a block row has no diagonal entry.
   explicit BlockJacobiIlu0(const CsrMatrix<T>& A);
 
-  /// z = U^-1 L^-1 r on this rank's rows.
+  /// z = U^-1 L^-1 r on this rank's rows. Collective: r and z are checked to
+  /// lie on the matrix's rows (one allreduce); solvers call apply().
   void operator()(const Vector<T>& r, Vector<T>& z) const;
+  /// The same without the check: no communication.
+  void apply(const Vector<T>& r, Vector<T>& z) const;
 
  private:
   using size_type = typename CsrMatrix<T>::offset_type;
@@ -140,47 +143,51 @@ BlockJacobiIlu0<T>::BlockJacobiIlu0(const CsrMatrix<T>& A) {
                                   "' have none on this rank (PETSc: zero pivot)");
   A.range().comm().agree_or_throw(error);
 
-  auto to_device = [](const auto& host, const std::string& label) {
-    using V = std::remove_cv_t<std::remove_reference_t<decltype(host)>>;
-    Kokkos::View<typename V::value_type*, detail::MemSpace> out(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, label), host.size());
-    Kokkos::deep_copy(
-        out, Kokkos::View<const typename V::value_type*, Kokkos::HostSpace,
-                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(), host.size()));
-    return out;
-  };
-  const auto a_rows = to_device(block_rows, A.label() + ".block.rows");
-  const auto a_cols = to_device(block_cols, A.label() + ".block.cols");
-  const auto a_values = to_device(block_values, A.label() + ".block.values");
-
+  // Allocations and Kokkos Kernels' factorisation, agreed on: a rank that
+  // fails (memory) throws on every rank, not only on its own.
   auto f = std::make_shared<Factors>(A.range());
-  const auto nnz = static_cast<size_type>(block_cols.size());
-  const ordinal_type fill_level = 0;
-  Handle ilu;
-  ilu.create_spiluk_handle(KokkosSparse::Experimental::SPILUKAlgorithm::SEQLVLSCHD_TP1, n, nnz,
-                           nnz);
-  Triangle& L = f->lower;
-  Triangle& U = f->upper;
-  L.row_map = RowMapView(A.label() + ".ilu.L.rows", n + 1);
-  U.row_map = RowMapView(A.label() + ".ilu.U.rows", n + 1);
-  L.entries = EntriesView(A.label() + ".ilu.L.cols", nnz);
-  U.entries = EntriesView(A.label() + ".ilu.U.cols", nnz);
-  detail::kk_factorization::spiluk_symbolic(&ilu, fill_level, a_rows, a_cols, L.row_map, L.entries,
-                                            U.row_map, U.entries);
-  Kokkos::resize(L.entries, ilu.get_spiluk_handle()->get_nnzL());
-  Kokkos::resize(U.entries, ilu.get_spiluk_handle()->get_nnzU());
-  L.values = ValuesView(A.label() + ".ilu.L.values", L.entries.extent(0));
-  U.values = ValuesView(A.label() + ".ilu.U.values", U.entries.extent(0));
-  detail::kk_factorization::spiluk_numeric(&ilu, fill_level, a_rows, a_cols, a_values, L.row_map,
-                                           L.entries, L.values, U.row_map, U.entries, U.values);
-  ilu.destroy_spiluk_handle();
+  A.range().comm().agree_on([&] {
+    auto to_device = [](const auto& host, const std::string& label) {
+      using V = std::remove_cv_t<std::remove_reference_t<decltype(host)>>;
+      Kokkos::View<typename V::value_type*, detail::MemSpace> out(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, label), host.size());
+      Kokkos::deep_copy(
+          out, Kokkos::View<const typename V::value_type*, Kokkos::HostSpace,
+                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(), host.size()));
+      return out;
+    };
+    const auto a_rows = to_device(block_rows, A.label() + ".block.rows");
+    const auto a_cols = to_device(block_cols, A.label() + ".block.cols");
+    const auto a_values = to_device(block_values, A.label() + ".block.values");
 
-  for (Triangle* t : {&L, &U}) {
-    t->handle.create_sptrsv_handle(KokkosSparse::Experimental::SPTRSVAlgorithm::SEQLVLSCHD_TP1, n,
-                                   t == &L);
-    detail::kk_factorization::sptrsv_symbolic(&t->handle, t->row_map, t->entries);
-  }
-  f->scratch = ValuesView(A.label() + ".ilu.scratch", n);
+    const auto nnz = static_cast<size_type>(block_cols.size());
+    const ordinal_type fill_level = 0;
+    Handle ilu;
+    ilu.create_spiluk_handle(KokkosSparse::Experimental::SPILUKAlgorithm::SEQLVLSCHD_TP1, n, nnz,
+                             nnz);
+    Triangle& L = f->lower;
+    Triangle& U = f->upper;
+    L.row_map = RowMapView(A.label() + ".ilu.L.rows", n + 1);
+    U.row_map = RowMapView(A.label() + ".ilu.U.rows", n + 1);
+    L.entries = EntriesView(A.label() + ".ilu.L.cols", nnz);
+    U.entries = EntriesView(A.label() + ".ilu.U.cols", nnz);
+    detail::kk_factorization::spiluk_symbolic(&ilu, fill_level, a_rows, a_cols, L.row_map,
+                                              L.entries, U.row_map, U.entries);
+    Kokkos::resize(L.entries, ilu.get_spiluk_handle()->get_nnzL());
+    Kokkos::resize(U.entries, ilu.get_spiluk_handle()->get_nnzU());
+    L.values = ValuesView(A.label() + ".ilu.L.values", L.entries.extent(0));
+    U.values = ValuesView(A.label() + ".ilu.U.values", U.entries.extent(0));
+    detail::kk_factorization::spiluk_numeric(&ilu, fill_level, a_rows, a_cols, a_values, L.row_map,
+                                             L.entries, L.values, U.row_map, U.entries, U.values);
+    ilu.destroy_spiluk_handle();
+
+    for (Triangle* t : {&L, &U}) {
+      t->handle.create_sptrsv_handle(KokkosSparse::Experimental::SPTRSVAlgorithm::SEQLVLSCHD_TP1, n,
+                                     t == &L);
+      detail::kk_factorization::sptrsv_symbolic(&t->handle, t->row_map, t->entries);
+    }
+    f->scratch = ValuesView(A.label() + ".ilu.scratch", n);
+  });
   factors_ = std::move(f);
 }
 
@@ -192,6 +199,11 @@ void BlockJacobiIlu0<T>::operator()(const Vector<T>& r, Vector<T>& z) const {
         detail::error_message("kfuse::pc::bjacobi_ilu0: r ('", r.label(), "') and z ('", z.label(),
                               "') must lie on the matrix's rows (", factors_->rows.describe(), ")");
   factors_->rows.comm().agree_or_throw(error);
+  apply(r, z);
+}
+
+template <class T>
+void BlockJacobiIlu0<T>::apply(const Vector<T>& r, Vector<T>& z) const {
   Triangle& L = factors_->lower;
   Triangle& U = factors_->upper;
   const ValuesView rhs = r.view();
@@ -226,10 +238,14 @@ struct is_builtin_preconditioner<pc::BlockJacobiIlu0<T>> : std::true_type {};
 /// FGMRES applies it): run without the agreement a user's callable gets.
 template <class F>
 struct BuiltinOperator {
-  F apply;
+  F f;
+  template <class T>
+  void apply(const Vector<T>& r, Vector<T>& z) const {
+    f(r, z);
+  }
   template <class T>
   void operator()(const Vector<T>& r, Vector<T>& z) const {
-    apply(r, z);
+    f(r, z);
   }
 };
 template <class F>
@@ -291,7 +307,7 @@ SolveResult with_preconditioner(const char* api, const CsrMatrix<T>& A,
 template <class M, class T>
 void apply_preconditioner(const char* api, const M& m, const Vector<T>& r, Vector<T>& z) {
   if constexpr (is_builtin_preconditioner<M>::value) {
-    m(r, z);
+    m.apply(r, z);
   } else {
     std::string error;
     try {

@@ -386,23 +386,13 @@ std::vector<Triplet<T>> gather_triplets(const CsrMatrix<T>& A, int root = -1) {
   return all;  // rank blocks in rank order: already sorted
 }
 
-/// y = A x (collective): imports the ghosts of x, then Kokkos Kernels' SpMV on
-/// the local block. x and y are this rank's owned entries of vectors on
-/// A.domain() and A.range(); they must not alias.
+/// y = A x (collective) for callers whose x and y are known to have the
+/// sizes of A's columns and rows (a solver's own vectors): no agreement on
+/// them, so no allreduce. Imports the ghosts of x, then Kokkos Kernels' SpMV
+/// on the local block; x and y must not alias.
 template <class T>
-void spmv(const CsrMatrix<T>& A, const typename CsrMatrix<T>::const_vector_view& x,
-          const typename CsrMatrix<T>::vector_view& y) {
-  constexpr const char* api = "kfuse::spmv (y = A * x)";
-  std::string error;
-  if (static_cast<index_t>(x.extent(0)) != A.domain().local_size())
-    error =
-        error_message(api, ": x has ", x.extent(0), " entries on this rank, but the columns of '",
-                      A.label(), "' are ", A.domain().describe());
-  else if (static_cast<index_t>(y.extent(0)) != A.range().local_size())
-    error = error_message(api, ": y has ", y.extent(0), " entries on this rank, but the rows of '",
-                          A.label(), "' are ", A.range().describe());
-  A.range().comm().agree_or_throw(error);
-
+void spmv_unchecked(const CsrMatrix<T>& A, const typename CsrMatrix<T>::const_vector_view& x,
+                    const typename CsrMatrix<T>::vector_view& y) {
   const T one = T(1), zero = T(0);
   GhostImport<T>& plan = A.import_plan();
   plan.start(x, A.ghost_values());  // even without ghosts here: a neighbour may need x
@@ -417,6 +407,24 @@ void spmv(const CsrMatrix<T>& A, const typename CsrMatrix<T>::const_vector_view&
   Kokkos::deep_copy(Kokkos::subview(columns, Kokkos::make_pair(std::size_t(0), x.extent(0))), x);
   plan.finish();
   KokkosSparse::spmv(KokkosSparse::NoTranspose, one, A.local_matrix(), columns, zero, y);
+}
+
+/// y = A x (collective): the sizes of x and y are checked (agreed on every
+/// rank), then spmv_unchecked.
+template <class T>
+void spmv(const CsrMatrix<T>& A, const typename CsrMatrix<T>::const_vector_view& x,
+          const typename CsrMatrix<T>::vector_view& y) {
+  constexpr const char* api = "kfuse::spmv (y = A * x)";
+  std::string error;
+  if (static_cast<index_t>(x.extent(0)) != A.domain().local_size())
+    error =
+        error_message(api, ": x has ", x.extent(0), " entries on this rank, but the columns of '",
+                      A.label(), "' are ", A.domain().describe());
+  else if (static_cast<index_t>(y.extent(0)) != A.range().local_size())
+    error = error_message(api, ": y has ", y.extent(0), " entries on this rank, but the rows of '",
+                          A.label(), "' are ", A.range().describe());
+  A.range().comm().agree_or_throw(error);
+  spmv_unchecked(A, x, y);
 }
 
 }  // namespace detail

@@ -1,0 +1,199 @@
+// The solvers' checks that need no PETSc (built by every stage, nvcc
+// included: user lambdas as preconditioners of every solver): a user's
+// callable against the built-in it imitates, kernels per iteration
+// (counted), breakdowns that leave x finite and name their rule, PETSc's
+// zero right-hand-side rule, and the errors, at 1, 2 and 4 ranks (the
+// one-rank-wrong cases at 2 and 3).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <kfuse/kfuse.hpp>
+
+#include "../support/reference.hpp"
+#include "solver_support.hpp"
+
+namespace {
+using kfuse_test::Method;
+using kfuse_test::rhs_of_ones;
+using kfuse_test::solve;
+using Vector = kfuse::Vector<double>;
+}  // namespace
+
+TEST_CASE("a user's callable preconditioner works in every solver") {
+  kfuse::Comm comm;
+  const auto A = kfuse::convection_diffusion2d<double>(comm, 20, 20, 1.0, 0.5);
+  const auto b = rhs_of_ones(A);
+  const Vector dinv = kfuse::pc::jacobi(A).inverse_diagonal();
+  int calls = 0;
+  auto user = [&](const Vector& r, Vector& z) {
+    z = dinv * r;
+    ++calls;
+  };
+  for (Method method : {Method::bicgstab, Method::gmres, Method::fgmres}) {
+    Vector x(A.domain(), "x"), y(A.domain(), "y");
+    calls = 0;
+    const auto mine = solve(method, A, x, b, kfuse::SolverOptions{}, user);
+    const auto builtin = solve(method, A, y, b, kfuse::SolverOptions{}, kfuse::pc::jacobi(A));
+    CHECK(mine.converged);
+    CHECK(calls > 0);
+    CHECK(mine.iterations == builtin.iterations);  // the same arithmetic, another order at most
+    kfuse_test::check_close(x.gather(), y.gather(), 1e-9);
+  }
+  const auto P = kfuse::poisson2d<double>(comm, 16, 16);
+  const auto bp = rhs_of_ones(P);
+  const Vector pinv = kfuse::pc::jacobi(P).inverse_diagonal();
+  Vector x(P.domain(), "x"), y(P.domain(), "y");
+  const auto mine = kfuse::cg(P, x, bp, {}, [&](const Vector& r, Vector& z) { z = pinv * r; });
+  const auto builtin = kfuse::cg(P, y, bp, {}, kfuse::pc::jacobi(P));
+  CHECK(mine.converged);
+  CHECK(std::abs(mine.iterations - builtin.iterations) <= 1);
+  kfuse_test::check_close(x.gather(), y.gather(), 1e-9);
+}
+
+TEST_CASE("kernels per iteration: Jacobi stays fused, an operator M adds its own (counted)") {
+  kfuse::Comm comm;
+  const auto A = kfuse::poisson2d<double>(comm, 20, 20);
+  const auto b = rhs_of_ones(A);
+  kfuse::KernelCounter counter;
+  kfuse::SolverOptions options{1e-30, 10};  // exactly 10 iterations
+  std::int64_t at_first = 0, at_last = 0;
+  options.monitor = [&](int it, double) {
+    if (it == 1) at_first = counter.compute_kernels();
+    if (it == 10) at_last = counter.compute_kernels();
+  };
+  auto per_iteration = [&] { return (at_last - at_first) / 9; };
+  Vector x(A.domain(), "x");
+  CHECK(kfuse::cg(A, x, b, options, kfuse::pc::jacobi(A)).iterations == 10);
+  CHECK(per_iteration() == 3);
+  x.fill(0.0);
+  CHECK(kfuse::bicgstab(A, x, b, options, kfuse::pc::jacobi(A)).iterations == 10);
+  CHECK(per_iteration() == 5);
+  x.fill(0.0);
+  const auto ilu = kfuse::pc::bjacobi_ilu0(A);
+  CHECK(kfuse::cg(A, x, b, options, ilu).iterations == 10);
+  CHECK(per_iteration() == 4);  // + the triangular solves (Kokkos Kernels' labels)
+  x.fill(0.0);
+  CHECK(kfuse::gmres(A, x, b, options, kfuse::pc::jacobi(A)).iterations == 10);
+  CHECK(per_iteration() == 2);  // orthogonalize, normalize (+ SpMV and gemv of Kokkos Kernels)
+}
+
+TEST_CASE("breakdowns leave x finite and name their rule") {
+  kfuse::Comm comm;
+  const std::int64_t n = 12;
+  std::vector<std::int64_t> rows, cols;
+  std::vector<double> vals;
+  if (comm.rank() == 0)
+    for (std::int64_t i = 0; i < n; ++i) rows.push_back(i), cols.push_back(i), vals.push_back(0.0);
+  const auto Z = kfuse::CsrMatrix<double>::from_triplets(comm, n, n, rows, cols, vals, "Z");
+  Vector b(Z.range(), "b"), x(Z.domain(), "x");
+  b.fill(1.0);
+  for (Method method : {Method::gmres, Method::fgmres}) {
+    x.fill(0.5);
+    const auto r = solve(method, Z, x, b, kfuse::SolverOptions{}, kfuse::pc::none);
+    CHECK_FALSE(r.converged);
+    CHECK(r.reason == "breakdown");
+    for (double v : x.gather()) CHECK(v == 0.5);
+  }
+
+  // CG's r.z (PETSc's rules): a negative definite M is fine (the iterates of
+  // -M), one that changes the sign of r.z stops it.
+  const auto P = kfuse::poisson2d<double>(comm, 8, 8);
+  const auto bp = rhs_of_ones(P);
+  Vector xp(P.domain(), "x"), yp(P.domain(), "y");
+  const auto negative = kfuse::cg(P, xp, bp, {}, [](const Vector& r, Vector& z) { z = -1.0 * r; });
+  const auto positive = kfuse::cg(P, yp, bp, {}, [](const Vector& r, Vector& z) { z = r; });
+  CHECK(negative.converged);
+  CHECK(negative.iterations == positive.iterations);
+  int applies = 0;
+  auto flipping = [&](const Vector& r, Vector& z) { z = (++applies < 3 ? 1.0 : -1.0) * r; };
+  xp.fill(0.0);
+  const auto flipped = kfuse::cg(P, xp, bp, {}, flipping);
+  CHECK(flipped.reason == "indefinite preconditioner");
+  CHECK(flipped.iterations == 2);
+  for (double v : xp.gather()) CHECK(std::isfinite(v));
+
+  // GMRES whose Krylov space is invariant (a happy breakdown) while its
+  // Hessenberg matrix is singular: not converged, x unchanged (PETSc:
+  // KSP_DIVERGED_BREAKDOWN). Pairs of rows [[0, 0], [1e-31, 0]], ||b|| = 0.5.
+  {
+    const std::int64_t n = 2 * comm.size();
+    std::vector<std::int64_t> rows, cols;
+    std::vector<double> vals;
+    if (comm.rank() == 0)
+      for (std::int64_t i = 0; i < n; i += 2)
+        rows.push_back(i + 1), cols.push_back(i), vals.push_back(1e-31);
+    const auto N = kfuse::CsrMatrix<double>::from_triplets(comm, n, n, rows, cols, vals, "N");
+    Vector bn(N.range(), "b"), xn(N.domain(), "x");
+    const double value = 0.5 / std::sqrt(double(n / 2));
+    bn.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return i % 2 == 0 ? value : 0.0; });
+    const auto r = kfuse::gmres(N, xn, bn);
+    CHECK_FALSE(r.converged);
+    CHECK(r.reason == "breakdown");
+    for (double v : xn.gather()) CHECK(v == 0.0);
+  }
+}
+
+TEST_CASE("b = 0 with a nonzero initial guess converges relative to ||r_0|| (PETSc's rule)") {
+  kfuse::Comm comm;
+  const auto A = kfuse::poisson2d<double>(comm, 10, 10);
+  Vector b(A.range(), "b");
+  const double r0 = kfuse::eval(kfuse::norm2(rhs_of_ones(A)));  // ||b - A 1||
+  for (Method method : {Method::cg, Method::bicgstab, Method::gmres, Method::fgmres}) {
+    Vector x(A.domain(), "x");
+    x.fill(1.0);
+    const auto result = solve(method, A, x, b, kfuse::SolverOptions{1e-8, 500}, kfuse::pc::none);
+    INFO(int(method) << ": " << result.reason << " after " << result.iterations);
+    CHECK(result.converged);
+    CHECK(result.iterations > 0);
+    CHECK(kfuse_test::true_residual(A, x, b) <= 1e-7 * r0);
+  }
+}
+
+TEST_CASE("preconditioner errors: kfuse::Error on every rank, x untouched") {
+  kfuse::Comm comm;
+  const auto A = kfuse::poisson2d<double>(comm, 6, 6);
+  const auto b = rhs_of_ones(A);
+  Vector x(A.domain(), "x");
+  x.fill(2.0);
+  kfuse::SolverOptions options;
+  options.restart = 0;
+  CHECK_THROWS_WITH_AS(kfuse::gmres(A, x, b, options), doctest::Contains("restart is 0"),
+                       kfuse::Error);
+  options.restart = 30;
+  options.preconditioner = kfuse::Preconditioner::jacobi;
+  CHECK_THROWS_WITH_AS(kfuse::cg(A, x, b, options, kfuse::pc::jacobi(A)),
+                       doctest::Contains("use one of them"), kfuse::Error);
+  CHECK_THROWS_WITH_AS(kfuse::gmres(A, x, b, options), doctest::Contains("pc::jacobi(A)"),
+                       kfuse::Error);
+
+  // A row without a diagonal entry on the last rank only: every rank throws.
+  std::vector<std::int64_t> rows, cols;
+  std::vector<double> vals;
+  const std::int64_t n = 4 * comm.size();
+  if (comm.rank() == 0)
+    for (std::int64_t i = 0; i < n; ++i)
+      if (i != n - 1) rows.push_back(i), cols.push_back(i), vals.push_back(2.0);
+  rows.push_back(n - 1), cols.push_back(0), vals.push_back(1.0);
+  const auto D = kfuse::CsrMatrix<double>::from_triplets(comm, n, n, rows, cols, vals, "D");
+  CHECK_THROWS_WITH_AS(kfuse::pc::bjacobi_ilu0(D), doctest::Contains("nonzero diagonal"),
+                       kfuse::Error);
+
+  // A callable that throws on one rank only (before any collective call of
+  // its own): every rank gets a kfuse::Error.
+  const int last = comm.size() - 1;
+  auto flaky = [&](const Vector& r, Vector& z) {
+    if (comm.rank() == last) throw std::runtime_error("out of luck");
+    Kokkos::deep_copy(z.view(), r.view());
+  };
+  x.fill(2.0);
+  CHECK_THROWS_WITH_AS(kfuse::gmres(A, x, b, {}, flaky), doctest::Contains("out of luck"),
+                       kfuse::Error);
+  CHECK_THROWS_WITH_AS(kfuse::cg(A, x, b, {}, flaky), doctest::Contains("preconditioner threw"),
+                       kfuse::Error);
+  for (double v : x.gather()) CHECK(v == 2.0);
+}
