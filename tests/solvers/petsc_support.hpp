@@ -30,6 +30,10 @@ struct PetscSettings {
   int max_it = 20000;
   /// PCSHELL's apply (pc = PCSHELL): z = M r on PETSc vectors; `apply` counts the calls.
   std::function<void(Mat A, Vec r, Vec z, int apply)> shell{};
+  /// Called on the KSP before the options database is read (e.g. PCKSP's inner KSP).
+  std::function<void(KSP ksp, Mat A)> configure{};
+  /// Called on the KSP after the solve (e.g. to read what its preconditioner estimated).
+  std::function<void(KSP ksp)> inspect{};
 };
 
 /// PETSc's answer to A x = b from x = 0: iterations and the solution.
@@ -53,12 +57,12 @@ inline PetscErrorCode shell_apply(PC pc, Vec r, Vec z) {
 }
 }  // namespace petsc_detail
 
-inline PetscSolve petsc_solve(const kfuse::CsrMatrix<double>& A, const kfuse::Vector<double>& b,
-                              const PetscSettings& s) {
-  const MPI_Comm comm = A.range().comm().native();
+/// A as an MPIAIJ matrix with kfuse's row and column split (the caller destroys it).
+inline Mat petsc_matrix(const kfuse::CsrMatrix<double>& A) {
   Mat M;
-  MatCreateAIJ(comm, A.local_rows(), A.domain().local_size(), A.global_rows(), A.global_cols(),
-               PETSC_DEFAULT, nullptr, PETSC_DEFAULT, nullptr, &M);
+  MatCreateAIJ(A.range().comm().native(), A.local_rows(), A.domain().local_size(),
+               A.global_rows(), A.global_cols(), PETSC_DEFAULT, nullptr, PETSC_DEFAULT, nullptr,
+               &M);
   MatSetOption(M, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE);
   for (const auto& e : kfuse::detail::local_triplets(A)) {
     const PetscInt i = e.row, j = e.col;
@@ -66,6 +70,13 @@ inline PetscSolve petsc_solve(const kfuse::CsrMatrix<double>& A, const kfuse::Ve
   }
   MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY);
   MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY);
+  return M;
+}
+
+inline PetscSolve petsc_solve(const kfuse::CsrMatrix<double>& A, const kfuse::Vector<double>& b,
+                              const PetscSettings& s) {
+  const MPI_Comm comm = A.range().comm().native();
+  Mat M = petsc_matrix(A);
 
   Vec pb, px;
   MatCreateVecs(M, &px, &pb);
@@ -94,8 +105,10 @@ inline PetscSolve petsc_solve(const kfuse::CsrMatrix<double>& A, const kfuse::Ve
   if (std::string(s.type) == KSPGMRES) KSPGMRESSetRestart(ksp, s.restart);
   if (std::string(s.type) == KSPFGMRES) KSPGMRESSetRestart(ksp, s.restart);
   KSPSetTolerances(ksp, s.rtol, PETSC_DEFAULT, 1e300, s.max_it);  // no dtol: as kfuse's default
+  if (s.configure) s.configure(ksp, M);
   KSPSetFromOptions(ksp);  // PETSC_OPTIONS="-ksp_monitor" shows PETSc's history
   KSPSolve(ksp, pb, px);
+  if (s.inspect) s.inspect(ksp);
 
   PetscSolve out;
   KSPGetIterationNumber(ksp, &out.iterations);

@@ -197,3 +197,109 @@ TEST_CASE("preconditioner errors: kfuse::Error on every rank, x untouched") {
                        kfuse::Error);
   for (double v : x.gather()) CHECK(v == 2.0);
 }
+
+namespace {
+/// The scaled Chebyshev polynomial T_k(s) (|s| <= 1: cos, else cosh).
+double chebyshev_t(int k, double s) {
+  if (std::abs(s) <= 1) return std::cos(k * std::acos(s));
+  const double v = std::cosh(k * std::acosh(std::abs(s)));
+  return s < 0 && k % 2 == 1 ? -v : v;
+}
+}  // namespace
+
+TEST_CASE("pc::chebyshev is PETSc's Chebyshev polynomial in D^-1 A, one kernel per degree") {
+  // poisson2d's eigenvectors are known: sin(pi a (i + 1) / (nx + 1)) sin(pi b
+  // (j + 1) / (ny + 1)), with eigenvalue 1 - (cos(pi a / (nx + 1)) + cos(pi b /
+  // (ny + 1))) / 2 of D^-1 A. On one of them z = M r must be q(lambda) D^-1 r with
+  // 1 - lambda q(lambda) = T_k(s(lambda)) / T_k(s(0)), s(t) = (emax + emin - 2t)
+  // / (emax - emin): the residual polynomial Chebyshev iteration builds.
+  kfuse::Comm comm;
+  const std::int64_t nx = 14, ny = 11;
+  const double pi = std::acos(-1.0);
+  const auto A = kfuse::poisson2d<double>(comm, nx, ny);
+  const double largest = 1 + (std::cos(pi / (nx + 1)) + std::cos(pi / (ny + 1))) / 2;
+  for (int degree = 1; degree <= 5; ++degree) {
+    const auto M = kfuse::pc::chebyshev(A, degree);
+    INFO("degree " << degree << ", estimate " << M.estimate() << ", largest " << largest);
+    // Lanczos converges to the largest eigenvalue from below.
+    CHECK(M.estimate() <= largest * (1 + 1e-12));
+    CHECK(M.estimate() >= 0.95 * largest);
+    CHECK(M.emin() == doctest::Approx(0.1 * M.estimate()).epsilon(1e-15));
+    CHECK(M.emax() == doctest::Approx(1.1 * M.estimate()).epsilon(1e-15));
+    for (auto [a, b] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {3, 2}, {nx, ny}}) {
+      const double lambda =
+          1 - (std::cos(pi * a / (nx + 1)) + std::cos(pi * b / (ny + 1))) / 2;
+      auto mode = [=](std::int64_t g) {
+        return std::sin(pi * a * double(g / ny + 1) / double(nx + 1)) *
+               std::sin(pi * b * double(g % ny + 1) / double(ny + 1));
+      };
+      Vector r(A.range(), "r"), z(A.range(), "z");
+      r.fill_with(KOKKOS_LAMBDA(std::int64_t g) { return mode(g); });
+      kfuse::KernelCounter counter;
+      M(r, z);
+      CHECK(counter.compute_kernels() == degree);
+      auto s = [&](double t) { return (M.emax() + M.emin() - 2 * t) / (M.emax() - M.emin()); };
+      const double q =
+          (1 - chebyshev_t(degree, s(lambda)) / chebyshev_t(degree, s(0))) / lambda;
+      std::vector<double> want;
+      for (std::int64_t g = 0; g < nx * ny; ++g) want.push_back(q * mode(g) / 4);  // D = 4
+      INFO("mode " << a << ", " << b << ": q = " << q);
+      kfuse_test::check_close(z.gather(), want, 1e-12);
+    }
+  }
+
+  // Bounds given: no estimate; applied by CG, 4 kernels + degree per iteration.
+  kfuse::pc::ChebyshevOptions bounds;
+  bounds.emin = 0.2;
+  bounds.emax = 2.0;
+  const auto M = kfuse::pc::chebyshev(A, 3, bounds);
+  CHECK(M.estimate() == 0);
+  CHECK(M.emin() == 0.2);
+  const auto b = rhs_of_ones(A);
+  Vector x(A.domain(), "x");
+  kfuse::KernelCounter counter;
+  kfuse::SolverOptions options{1e-30, 6};  // exactly 6 iterations
+  std::int64_t at_first = 0, at_last = 0;
+  options.monitor = [&](int it, double) {
+    if (it == 1) at_first = counter.compute_kernels();
+    if (it == 6) at_last = counter.compute_kernels();
+  };
+  CHECK(kfuse::cg(A, x, b, options, M).iterations == 6);
+  CHECK((at_last - at_first) / 5 == 4 + 3);
+  const auto solved = kfuse::cg(A, x, b, {}, M);  // from where it stopped
+  CHECK(solved.converged);
+  CHECK(kfuse_test::true_residual(A, x, b) <= 1e-7 * kfuse::eval(kfuse::norm2(b)));
+}
+
+TEST_CASE("pc::chebyshev errors: kfuse::Error on every rank") {
+  kfuse::Comm comm;
+  const auto A = kfuse::poisson2d<double>(comm, 6, 6);
+  CHECK_THROWS_WITH_AS(kfuse::pc::chebyshev(A, 0), doctest::Contains("degree 0"), kfuse::Error);
+  kfuse::pc::ChebyshevOptions o;
+  o.emin = 2;
+  o.emax = 1;
+  CHECK_THROWS_WITH_AS(kfuse::pc::chebyshev(A, 2, o), doctest::Contains("0 < emin < emax"),
+                       kfuse::Error);
+  o = {};
+  o.estimate_steps = 0;
+  CHECK_THROWS_WITH_AS(kfuse::pc::chebyshev(A, 2, o), doctest::Contains("estimate_steps"),
+                       kfuse::Error);
+  // Another degree on the last rank only.
+  const int degree = comm.rank() == comm.size() - 1 && comm.size() > 1 ? 3 : 2;
+  if (comm.size() > 1)
+    CHECK_THROWS_WITH_AS(kfuse::pc::chebyshev(A, degree), doctest::Contains("different degrees"),
+                         kfuse::Error);
+  const auto M = kfuse::pc::chebyshev(A, 2);
+  Vector r(A.range(), "r"), z(A.range(), "z");
+  r.fill(1.0);
+  CHECK_THROWS_WITH_AS(M(r, r), doctest::Contains("same vector"), kfuse::Error);
+  const auto B = kfuse::poisson2d<double>(comm, 7, 6);
+  Vector other(B.range(), "other");
+  CHECK_THROWS_WITH_AS(M(other, z), doctest::Contains("must lie on the matrix's rows"),
+                       kfuse::Error);
+  // A new z rebinds on every rank, and the result does not depend on it.
+  Vector y(A.range(), "y");
+  M(r, z);
+  M(r, y);
+  kfuse_test::check_close(y.gather(), z.gather(), 0);
+}

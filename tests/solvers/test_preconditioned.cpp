@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <kfuse/kfuse.hpp>
@@ -201,6 +202,125 @@ TEST_CASE("the convection-diffusion system of 200 x 200 converges with bjacobi_i
   INFO("bicgstab, b = 1: " << plain.iterations << " iterations, " << plain.reason);
   CHECK(plain.converged);
   CHECK(true_residual(A, x, ones) <= 1e-5 * kfuse::eval(kfuse::norm2(ones)));
+}
+
+TEST_CASE("pc::chebyshev with cg matches PETSc KSPCG + PCKSP (KSPCHEBYSHEV + PCJACOBI)") {
+  // PETSc's Chebyshev as a preconditioner: PCKSP running KSPCHEBYSHEV with
+  // PCJACOBI for `degree` iterations from 0 (no norm, no convergence test), its
+  // eigenvalues estimated by CG (the matrix is flagged SPD) on the noisy vector.
+  auto chebyshev = [](int degree, double* estimate) {
+    PetscSettings s = petsc_settings(Method::cg, PCKSP);
+    s.configure = [degree](KSP ksp, Mat A) {
+      MatSetOption(A, MAT_SPD, PETSC_TRUE);
+      PC pc;
+      KSP inner;
+      KSPGetPC(ksp, &pc);
+      PCKSPGetKSP(pc, &inner);
+      KSPSetType(inner, KSPCHEBYSHEV);
+      PC jacobi;
+      KSPGetPC(inner, &jacobi);
+      PCSetType(jacobi, PCJACOBI);
+      KSPSetNormType(inner, KSP_NORM_NONE);
+      KSPSetTolerances(inner, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT, degree);
+    };
+    s.inspect = [estimate](KSP ksp) {
+      PC pc;
+      KSP inner, est;
+      KSPGetPC(ksp, &pc);
+      PCKSPGetKSP(pc, &inner);
+      KSPChebyshevEstEigGetKSP(inner, &est);
+      PetscReal emax = 0, emin = 0;
+      KSPComputeExtremeSingularValues(est, &emax, &emin);
+      *estimate = emax;
+    };
+    return s;
+  };
+  kfuse::Comm comm;
+  std::vector<std::pair<std::string, kfuse::CsrMatrix<double>>> systems;
+  systems.emplace_back("poisson2d", kfuse::poisson2d<double>(comm, 24, 20));
+  systems.emplace_back("poisson3d", kfuse::poisson3d<double>(comm, 10, 9, 8));
+#ifdef KFUSE_MATRICES_DIR
+  systems.emplace_back("wathen_30_30", kfuse_test::shared_matrix("spd/wathen_30_30.mtx"));
+#endif
+  for (const auto& [name, A] : systems)
+    for (int degree : {1, 2, 3, 5}) {
+      const auto M = kfuse::pc::chebyshev(A, degree);
+      double petsc_estimate = 0;
+      compare("cg + chebyshev(" + std::to_string(degree) + ") " + name, Method::cg, A, M,
+              chebyshev(degree, &petsc_estimate), 2);
+      // The same CG, right-hand side and tridiagonal matrix: the same eigenvalue.
+      CHECK(M.estimate() == doctest::Approx(petsc_estimate).epsilon(1e-10));
+    }
+}
+
+TEST_CASE("pc::multigrid with cg matches PETSc PCMG with the same operators within 20%") {
+  // PCMG: kfuse's interpolation and restriction per level, Galerkin coarse
+  // operators (PETSc computes R A P itself), Richardson + PCJACOBI smoothers
+  // with kfuse's weights (`sweeps` before and after), the same on the
+  // coarsest grid (`coarse_sweeps` from 0), one V-cycle.
+  auto pcmg = [](const kfuse::pc::Multigrid<double>& M, const kfuse::pc::MultigridOptions& o) {
+    PetscSettings s = petsc_settings(Method::cg, PCMG);
+    s.configure = [&M, o](KSP ksp, Mat) {
+      PC pc;
+      KSPGetPC(ksp, &pc);
+      const int L = M.levels();
+      PCMGSetLevels(pc, L, nullptr);
+      PCMGSetType(pc, PC_MG_MULTIPLICATIVE);
+      PCMGSetCycleType(pc, PC_MG_CYCLE_V);
+      PCMGSetGalerkin(pc, PC_MG_GALERKIN_BOTH);
+      for (int l = 0; l < L; ++l) {  // kfuse's level l is PETSc's L - 1 - l
+        const int k = L - 1 - l;
+        if (l + 1 < L) {
+          Mat P = kfuse_test::petsc_matrix(M.interpolation(l));
+          Mat R = kfuse_test::petsc_matrix(M.restriction(l));
+          PCMGSetInterpolation(pc, k, P);
+          PCMGSetRestriction(pc, k, R);
+          MatDestroy(&P);
+          MatDestroy(&R);
+        }
+        KSP smoother;
+        if (k == 0)
+          PCMGGetCoarseSolve(pc, &smoother);
+        else
+          PCMGGetSmoother(pc, k, &smoother);
+        KSPSetType(smoother, KSPRICHARDSON);
+        KSPRichardsonSetScale(smoother, M.jacobi_weight(l));
+        PC jacobi;
+        KSPGetPC(smoother, &jacobi);
+        PCSetType(jacobi, PCJACOBI);
+        KSPSetNormType(smoother, KSP_NORM_NONE);
+        KSPSetConvergenceTest(smoother, KSPConvergedSkip, nullptr, nullptr);
+        KSPSetTolerances(smoother, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT,
+                         k == 0 ? o.coarse_sweeps : o.sweeps);
+      }
+    };
+    return s;
+  };
+  kfuse::Comm comm;
+  struct System {
+    std::string name;
+    kfuse::CsrMatrix<double> A;
+    std::vector<std::int64_t> shape;
+  };
+  const std::vector<System> systems{
+      {"poisson2d 63x63", kfuse::poisson2d<double>(comm, 63, 63), {63, 63}},
+      {"poisson2d 40x33", kfuse::poisson2d<double>(comm, 40, 33), {40, 33}},
+      {"poisson3d 15^3", kfuse::poisson3d<double>(comm, 15, 15, 15), {15, 15, 15}}};
+  for (const auto& system : systems)
+    for (auto restriction : {kfuse::pc::Restriction::full_weighting,
+                             kfuse::pc::Restriction::injection})
+      for (int levels : {2, 3}) {
+        kfuse::pc::MultigridOptions o;
+        o.levels = levels;
+        o.restriction = restriction;
+        o.sweeps = 2;
+        o.coarse_sweeps = 4;
+        const auto M = kfuse::pc::multigrid(system.A, system.shape, o);
+        compare("cg + multigrid(" + std::to_string(levels) + " levels, " +
+                    (restriction == kfuse::pc::Restriction::injection ? "injection" : "full weighting") +
+                    ") " + system.name,
+                Method::cg, system.A, M, pcmg(M, o), 0.2);
+      }
 }
 
 TEST_CASE("PETSc goes down before MPI") { REQUIRE(PetscFinalize() == 0); }

@@ -3,6 +3,8 @@
 # libpetsc-real-dev through pkg-config, MPI builds).
 kfuse_add_test(NAME solvers.krylov SOURCES solvers/test_krylov.cpp support/main.cpp
                RANKS 1 2 3 4 LABELS solvers)
+kfuse_add_test(NAME solvers.multigrid SOURCES solvers/test_multigrid.cpp support/main.cpp
+               RANKS 1 2 3 4 LABELS solvers)
 if(TARGET PkgConfig::PETSC)
   kfuse_add_test(NAME solvers.solvers SOURCES solvers/test_solvers.cpp support/main.cpp
                  RANKS 1 2 4 LABELS solvers LIBRARIES PkgConfig::PETSC TIMEOUT 600)

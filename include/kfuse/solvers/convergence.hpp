@@ -10,13 +10,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <exception>
 #include <string>
 
 #include "kfuse/core/error.hpp"
 #include "kfuse/dist/comm.hpp"
 #include "kfuse/solvers/options.hpp"
+#include "kfuse/solvers/system.hpp"
 
 namespace kfuse::detail {
 
@@ -36,26 +36,12 @@ inline void check_solver_options(const char* api, const Comm& comm, const Solver
   else if (o.restart < 1)
     error = error_message(api, ": SolverOptions::restart is ", o.restart, "; it must be >= 1");
   comm.agree_or_throw(error);
-  // Ranks that stop at different iterations would wait in each other's allreduces.
-  auto bits = [](double x) {
-    std::int64_t b = 0;
-    std::memcpy(&b, &x, sizeof b);
-    return b;
-  };
-  const std::int64_t mine[] = {bits(o.rtol), bits(o.atol), bits(o.dtol), o.max_it,
-                               o.monitor ? 1 : 0, static_cast<std::int64_t>(o.preconditioner),
-                               o.error_if_not_converged ? 1 : 0, o.restart};
-  constexpr int n = sizeof mine / sizeof mine[0];
-  std::int64_t lo[n], hi[n];
-  std::copy(mine, mine + n, lo);
-  std::copy(mine, mine + n, hi);
-  comm.allreduce(lo, n, ReduceOp::min);
-  comm.allreduce(hi, n, ReduceOp::max);
-  if (!std::equal(lo, lo + n, hi))
-    error = error_message(api, ": ranks passed different SolverOptions (tolerances, max_it, "
-                          "monitor set or not, preconditioner, error_if_not_converged or restart); every "
-                          "rank must pass the same");
-  comm.agree_or_throw(error);
+  check_same_values(api, comm,
+                    {bits_of(o.rtol), bits_of(o.atol), bits_of(o.dtol), o.max_it, o.monitor ? 1 : 0,
+                     static_cast<std::int64_t>(o.preconditioner), o.error_if_not_converged ? 1 : 0,
+                     o.restart},
+                    "SolverOptions (tolerances, max_it, monitor set or not, preconditioner, "
+                    "error_if_not_converged or restart)");
 }
 
 class Convergence {

@@ -6,6 +6,8 @@
 //                        their kernels (dinv * r is an expression; no kernel of its own)
 //   pc::bjacobi_ilu0(A)  PCBJACOBI with PCILU (level 0) on each rank's diagonal
 //                        block: Kokkos Kernels' SpILUK factors it, SpTRSV applies it
+//   pc::chebyshev(A, k)  PCKSP running KSPCHEBYSHEV + PCJACOBI k times
+//                        (kfuse/solvers/chebyshev.hpp)
 //   a callable           void(const Vector<T>& r, Vector<T>& z), z = M r; it may run
 //                        kfuse programs of its own (e.g. a few inner iterations)
 // Built-in preconditioners are handles: copies share the factors.

@@ -2,7 +2,11 @@
 // Collective: a kfuse::Error on every rank before anything is modified.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include <Kokkos_Core.hpp>
 
@@ -11,6 +15,27 @@
 #include "kfuse/sparse/csr_matrix.hpp"
 
 namespace kfuse::detail {
+
+/// The bits of a double: options compared across ranks exactly (NaN included).
+inline std::int64_t bits_of(double x) {
+  std::int64_t b = 0;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+/// Collective: a kfuse::Error on every rank unless every rank passed the same
+/// `values` (`what` names them). Ranks with other options would run other
+/// numbers of kernels, imports and allreduces, and wait in each other's.
+inline void check_same_values(const char* api, const Comm& comm, std::vector<std::int64_t> values,
+                              const char* what) {
+  std::vector<std::int64_t> hi(values);
+  comm.allreduce(values.data(), static_cast<int>(values.size()), ReduceOp::min);
+  comm.allreduce(hi.data(), static_cast<int>(hi.size()), ReduceOp::max);
+  std::string error;
+  if (values != hi)
+    error = error_message(api, ": ranks passed different ", what, "; every rank must pass the same");
+  comm.agree_or_throw(error);
+}
 
 /// Checks that A is square and x, b lie on its columns and rows.
 template <class T>

@@ -57,6 +57,10 @@ template <class T>
 CsrMatrix<T> assemble_csr(const RowMap& range, const RowMap& domain,
                           std::vector<Triplet<T>> entries, std::string label);
 
+template <class T>
+CsrMatrix<T> assemble_routed(const RowMap& range, const RowMap& domain,
+                             const std::vector<Triplet<T>>& entries, std::string label);
+
 }  // namespace detail
 
 template <class T>
@@ -310,31 +314,45 @@ CsrMatrix<T> CsrMatrix<T>::from_triplets(const Comm& comm, index_t n_rows, index
   }
   comm.agree_or_throw(error);
 
-  RowMap range(comm, n_rows), domain(comm, n_cols);
-  // Route each entry to the rank owning its row: (row, col) pairs and values.
+  std::vector<detail::Triplet<T>> entries(rows.size());
+  for (std::size_t k = 0; k < rows.size(); ++k) entries[k] = {rows[k], cols[k], vals[k]};
+  return detail::assemble_routed(RowMap(comm, n_rows), RowMap(comm, n_cols), entries,
+                                 std::move(label));
+}
+
+namespace detail {
+
+/// Collective: sends each entry to the rank owning its row of `range`, then
+/// assembles (duplicates summed). Entries must lie inside range x domain.
+template <class T>
+CsrMatrix<T> assemble_routed(const RowMap& range, const RowMap& domain,
+                             const std::vector<Triplet<T>>& entries, std::string label) {
+  const Comm& comm = range.comm();
   const int p = comm.size();
-  std::vector<int> counts(static_cast<std::size_t>(p), 0), owner(rows.size());
-  for (std::size_t k = 0; k < rows.size(); ++k) ++counts[owner[k] = range.owner(rows[k])];
+  std::vector<int> counts(static_cast<std::size_t>(p), 0), owner(entries.size());
+  for (std::size_t k = 0; k < entries.size(); ++k) ++counts[owner[k] = range.owner(entries[k].row)];
   std::vector<int> first(static_cast<std::size_t>(p), 0);
   for (int r = 1; r < p; ++r) first[r] = first[r - 1] + counts[r - 1];
-  std::vector<index_t> indices(2 * rows.size());
-  std::vector<T> values(rows.size());
-  for (std::size_t k = 0; k < rows.size(); ++k) {
+  std::vector<index_t> indices(2 * entries.size());
+  std::vector<T> values(entries.size());
+  for (std::size_t k = 0; k < entries.size(); ++k) {
     const int at = first[owner[k]]++;
-    indices[2 * at] = rows[k];
-    indices[2 * at + 1] = cols[k];
-    values[at] = vals[k];
+    indices[2 * at] = entries[k].row;
+    indices[2 * at + 1] = entries[k].col;
+    values[at] = entries[k].value;
   }
   std::vector<int> index_counts(counts), received;
   for (int& c : index_counts) c *= 2;
-  values = detail::all_to_all(comm, values, counts, received);
-  indices = detail::all_to_all(comm, indices, index_counts, received);
+  values = all_to_all(comm, values, counts, received);
+  indices = all_to_all(comm, indices, index_counts, received);
 
-  std::vector<detail::Triplet<T>> mine(values.size());
+  std::vector<Triplet<T>> mine(values.size());
   for (std::size_t k = 0; k < mine.size(); ++k)
     mine[k] = {indices[2 * k], indices[2 * k + 1], values[k]};
-  return detail::assemble_csr(range, domain, std::move(mine), std::move(label));
+  return assemble_csr(range, domain, std::move(mine), std::move(label));
 }
+
+}  // namespace detail
 
 namespace detail {
 
