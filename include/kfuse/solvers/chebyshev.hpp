@@ -96,7 +96,7 @@ inline double largest_tridiagonal_eigenvalue(const std::vector<double>& d,
     return count;
   };
   for (int it = 0; it < 200 && hi - lo > 4 * std::numeric_limits<double>::epsilon() *
-                                                std::max(std::abs(lo), std::abs(hi));
+                                             std::max(std::abs(lo), std::abs(hi));
        ++it) {
     const double mid = 0.5 * (lo + hi);
     (below(mid) < n ? lo : hi) = mid;
@@ -151,7 +151,8 @@ double chebyshev_estimate(const char* api, const CsrMatrix<T>& A, const Vector<T
     rz = double(eval(dot(r, z)));
   }
   const double estimate = d.empty() ? 0.0 : largest_tridiagonal_eigenvalue(d, e);
-  if (!(estimate > 0 && std::isfinite(estimate))) throw indefinite("the largest eigenvalue", estimate);
+  if (!(estimate > 0 && std::isfinite(estimate)))
+    throw indefinite("the largest eigenvalue", estimate);
   return estimate;
 }
 
@@ -167,9 +168,8 @@ struct ChebyshevScalars {
 template <class T>
 auto chebyshev_first_step(const Vector<T>& x1, const Vector<T>& dinv, const Vector<T>& r,
                           const ChebyshevScalars<T>& c) {
-  return fuse(x1, dinv, r, c.residual, [](auto x1, auto dinv, auto r, auto s) {
-    return seq(assign(x1, s * (dinv * r)));
-  });
+  return fuse(x1, dinv, r, c.residual,
+              [](auto x1, auto dinv, auto r, auto s) { return seq(assign(x1, s * (dinv * r))); });
 }
 
 /// x_2 = current x_1 + residual D^-1 (r - A x_1) (x_0 = 0).
@@ -188,31 +188,29 @@ template <class T>
 auto chebyshev_step(const CsrMatrix<T>& A, const Vector<T>& next, const Vector<T>& x,
                     const Vector<T>& prev, const Vector<T>& dinv, const Vector<T>& r,
                     const ChebyshevScalars<T>& c) {
-  return fuse(next, x, prev, dinv, r, c.previous, c.current, c.residual,
-              [A](auto next, auto x, auto prev, auto dinv, auto r, auto previous, auto current,
-                  auto s) {
-                return seq(
-                    assign(next, previous * prev + current * x + s * (dinv * (r - A * x))));
-              });
+  return fuse(
+      next, x, prev, dinv, r, c.previous, c.current, c.residual,
+      [A](auto next, auto x, auto prev, auto dinv, auto r, auto previous, auto current, auto s) {
+        return seq(assign(next, previous * prev + current * x + s * (dinv * (r - A * x))));
+      });
 }
 
 /// The programs of one apply, bound to one (r, z): iterate j lies in slot
 /// (j - degree) mod 3, slot 0 being z, so that the last lands in z.
 template <class T>
 struct ChebyshevSteps {
-  using First = decltype(chebyshev_first_step(std::declval<const Vector<T>&>(),
-                                              std::declval<const Vector<T>&>(),
-                                              std::declval<const Vector<T>&>(),
-                                              std::declval<const ChebyshevScalars<T>&>()));
+  using First = decltype(chebyshev_first_step(
+      std::declval<const Vector<T>&>(), std::declval<const Vector<T>&>(),
+      std::declval<const Vector<T>&>(), std::declval<const ChebyshevScalars<T>&>()));
   using Second = decltype(chebyshev_second_step(
       std::declval<const CsrMatrix<T>&>(), std::declval<const Vector<T>&>(),
       std::declval<const Vector<T>&>(), std::declval<const Vector<T>&>(),
       std::declval<const Vector<T>&>(), std::declval<const ChebyshevScalars<T>&>()));
-  using Step = decltype(chebyshev_step(
-      std::declval<const CsrMatrix<T>&>(), std::declval<const Vector<T>&>(),
-      std::declval<const Vector<T>&>(), std::declval<const Vector<T>&>(),
-      std::declval<const Vector<T>&>(), std::declval<const Vector<T>&>(),
-      std::declval<const ChebyshevScalars<T>&>()));
+  using Step =
+      decltype(chebyshev_step(std::declval<const CsrMatrix<T>&>(), std::declval<const Vector<T>&>(),
+                              std::declval<const Vector<T>&>(), std::declval<const Vector<T>&>(),
+                              std::declval<const Vector<T>&>(), std::declval<const Vector<T>&>(),
+                              std::declval<const ChebyshevScalars<T>&>()));
 
   static_assert(First::kernel_count == 1 && Second::kernel_count == 1 && Step::kernel_count == 1,
                 "kfuse::pc::chebyshev: each Chebyshev iteration must fuse into one kernel");
@@ -341,7 +339,8 @@ void Chebyshev<T>::bind(const Vector<T>& r, const Vector<T>& z) const {
   };
   detail::ChebyshevSteps<T>& p = s.steps;
   p.first.emplace(detail::chebyshev_first_step(slot(1), s.dinv, r, s.scalars));
-  if (k >= 2) p.second.emplace(detail::chebyshev_second_step(s.A, slot(2), slot(1), s.dinv, r, s.scalars));
+  if (k >= 2)
+    p.second.emplace(detail::chebyshev_second_step(s.A, slot(2), slot(1), s.dinv, r, s.scalars));
   for (int j = 2; j < std::min(k, 5); ++j)  // the three rotations of slots
     p.step[static_cast<std::size_t>(((j + 1 - k) % 3 + 3) % 3)].emplace(
         detail::chebyshev_step(s.A, slot(j + 1), slot(j), slot(j - 1), s.dinv, r, s.scalars));
@@ -351,19 +350,9 @@ void Chebyshev<T>::bind(const Vector<T>& r, const Vector<T>& z) const {
 
 template <class T>
 void Chebyshev<T>::operator()(const Vector<T>& r, Vector<T>& z) const {
-  std::string error;
-  const RowMap& rows = state_->A.range();
-  if (r.row_map() != rows || z.row_map() != rows)
-    error = detail::error_message("kfuse::pc::chebyshev: r ('", r.label(), "') and z ('",
-                                  z.label(), "') must lie on the matrix's rows (", rows.describe(),
-                                  ")");
-  else if (r.same_storage(z))
-    error = "kfuse::pc::chebyshev: r and z are the same vector; z = M r needs two";
-  rows.comm().agree_or_throw(error);
-  // Every rank binds new programs (collective) if any rank has new vectors.
-  std::int64_t rebind = state_->steps.r != r.storage_id() || state_->steps.z != z.storage_id();
-  rows.comm().allreduce(&rebind, 1, ReduceOp::max);
-  if (rebind) bind(r, z);
+  if (detail::check_apply_vectors("kfuse::pc::chebyshev", state_->A.range(), r, z, state_->steps.r,
+                                  state_->steps.z))
+    bind(r, z);
   apply(r, z);
 }
 

@@ -126,8 +126,8 @@ inline index_t fine_point_of(const GridShape& fine, const GridShape& coarse, ind
 /// Row g of the interpolation P (fine point g from coarse points): the
 /// tensor product of each dimension's one or two (coarse index, weight).
 template <class T>
-void interpolation_row(const GridShape& fine, const GridShape& coarse, bool injection,
-                       index_t g, std::vector<std::pair<index_t, T>>& row) {
+void interpolation_row(const GridShape& fine, const GridShape& coarse, bool injection, index_t g,
+                       std::vector<std::pair<index_t, T>>& row) {
   row.clear();
   const auto p = fine.point(g);
   const std::size_t dims = fine.extents.size();
@@ -170,8 +170,9 @@ inline RowMap coarse_rows(const RowMap& fine_rows, const GridShape& fine, const 
     return lo;
   };
   const index_t begin = fine_rows.local_begin();
-  return RowMap::from_local_size(fine_rows.comm(), first_at_or_after(begin + fine_rows.local_size()) -
-                                                       first_at_or_after(begin));
+  return RowMap::from_local_size(
+      fine_rows.comm(),
+      first_at_or_after(begin + fine_rows.local_size()) - first_at_or_after(begin));
 }
 
 template <class T>
@@ -193,8 +194,8 @@ LocalCsr<T> local_csr(const std::string& label, index_t rows, index_t cols,
 /// C = A B on local blocks: Kokkos Kernels' SpGEMM.
 template <class T>
 LocalCsr<T> local_product(const LocalCsr<T>& A, const LocalCsr<T>& B) {
-  using Handle = KokkosKernels::Experimental::KokkosKernelsHandle<int, int, T, ExecSpace, MemSpace,
-                                                                  MemSpace>;
+  using Handle =
+      KokkosKernels::Experimental::KokkosKernelsHandle<int, int, T, ExecSpace, MemSpace, MemSpace>;
   Handle handle;
   handle.create_spgemm_handle();
   LocalCsr<T> C;
@@ -212,7 +213,8 @@ void append_entries(const LocalCsr<T>& M, const Rows& row_of, const Cols& col_of
   const auto cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), M.graph.entries);
   const auto vals = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), M.values);
   for (index_t i = 0; i < index_t(M.numRows()); ++i)
-    for (auto k = rows(i); k < rows(i + 1); ++k) out.push_back({row_of(i), col_of(cols(k)), vals(k)});
+    for (auto k = rows(i); k < rows(i + 1); ++k)
+      out.push_back({row_of(i), col_of(cols(k)), vals(k)});
 }
 
 /// The transfer operators between one grid and the next coarser, and the
@@ -246,7 +248,8 @@ GridTransfer<T> make_transfer(const CsrMatrix<T>& A, const GridShape& fine, bool
         for (index_t k = lo[2]; k <= hi[2]; ++k) {
           const std::array<index_t, 3> q{a, b, k};
           T w = scale;
-          for (std::size_t d = 0; d < fine.extents.size(); ++d) w *= q[d] == centre[d] ? T(1) : T(0.5);
+          for (std::size_t d = 0; d < fine.extents.size(); ++d)
+            w *= q[d] == centre[d] ? T(1) : T(0.5);
           r_entries.push_back({c, fine.index(q), w});
         }
   }
@@ -262,7 +265,8 @@ GridTransfer<T> make_transfer(const CsrMatrix<T>& A, const GridShape& fine, bool
   std::vector<std::vector<std::pair<index_t, T>>> p_rows(static_cast<std::size_t>(local_columns));
   std::vector<index_t> coarse_columns;
   for (index_t k = 0; k < local_columns; ++k) {
-    interpolation_row(fine, coarse, injection, global_column(k), p_rows[static_cast<std::size_t>(k)]);
+    interpolation_row(fine, coarse, injection, global_column(k),
+                      p_rows[static_cast<std::size_t>(k)]);
     for (const auto& [c, w] : p_rows[static_cast<std::size_t>(k)]) {
       coarse_columns.push_back(c);
       if (k < owned) p_entries.push_back({global_column(k), c, w});
@@ -341,8 +345,8 @@ auto mg_restrict(const CsrMatrix<T>& A, const CsrMatrix<T>& R, const Vector<T>& 
                  const Vector<T>& dinvc, const Scalar<T>& wc) {
   return fuse(x, b, bc, xc, dinvc, wc, temporary<T>,
               [A, R](auto x, auto b, auto bc, auto xc, auto dinvc, auto wc, auto t) {
-                return seq(assign(t, b - A * x),   // kernel 1 (fine rows)
-                           assign(bc, R * t),      // kernel 2 (coarse rows)
+                return seq(assign(t, b - A * x),  // kernel 1 (fine rows)
+                           assign(bc, R * t),     // kernel 2 (coarse rows)
                            assign(xc, wc * (dinvc * bc)));
               });
 }
@@ -361,9 +365,9 @@ struct MultigridPrograms {
                                         any<Scalar<T>>()));
   using Sweep = decltype(mg_sweep(any<CsrMatrix<T>>(), any<Vector<T>>(), any<Vector<T>>(),
                                   any<Vector<T>>(), any<Vector<T>>(), any<Scalar<T>>()));
-  using Restrict = decltype(mg_restrict(any<CsrMatrix<T>>(), any<CsrMatrix<T>>(),
+  using Restrict = decltype(mg_restrict(any<CsrMatrix<T>>(), any<CsrMatrix<T>>(), any<Vector<T>>(),
                                         any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>(),
-                                        any<Vector<T>>(), any<Vector<T>>(), any<Scalar<T>>()));
+                                        any<Vector<T>>(), any<Scalar<T>>()));
   using Correct = decltype(mg_correct(any<CsrMatrix<T>>(), any<Vector<T>>(), any<Vector<T>>()));
   static_assert(First::kernel_count == 1 && Sweep::kernel_count == 1 &&
                     Restrict::kernel_count == 2 && Correct::kernel_count == 1,
@@ -394,7 +398,8 @@ class Multigrid {
   /// the last fastest). A kfuse::Error on every rank when the shape does not
   /// match A, a grid is too small to coarsen, an option is out of range or
   /// differs between ranks, or a diagonal entry is zero.
-  Multigrid(const CsrMatrix<T>& A, std::vector<index_t> shape, const MultigridOptions& options = {});
+  Multigrid(const CsrMatrix<T>& A, std::vector<index_t> shape,
+            const MultigridOptions& options = {});
 
   int levels() const { return int(state_->levels.size()); }
   /// Level 0 is A; level l + 1 is R_l A_l P_l.
@@ -403,7 +408,9 @@ class Multigrid {
   const CsrMatrix<T>& restriction(int level) const { return *state_->levels.at(level).R; }
   const CsrMatrix<T>& interpolation(int level) const { return *state_->levels.at(level).P; }
   /// Level l's grid and Jacobi weight w_l.
-  const std::vector<index_t>& shape(int level) const { return state_->levels.at(level).shape.extents; }
+  const std::vector<index_t>& shape(int level) const {
+    return state_->levels.at(level).shape.extents;
+  }
   double jacobi_weight(int level) const { return double(state_->levels.at(level).w.value()); }
   /// The V-cycle's kernels, level by level (local: no communication).
   std::string explain() const;
@@ -456,8 +463,8 @@ Multigrid<T>::Multigrid(const CsrMatrix<T>& A, std::vector<index_t> shape,
     error = detail::error_message(api, ": the grid ", grid.describe(), " does not have the ",
                                   A.global_rows(), " rows of '", A.label(), "'");
   else if (o.levels < 2)
-    error = detail::error_message(api, ": MultigridOptions::levels is ", o.levels,
-                                  "; it must be >= 2");
+    error =
+        detail::error_message(api, ": MultigridOptions::levels is ", o.levels, "; it must be >= 2");
   else if (o.sweeps < 1 || o.coarse_sweeps < 1)
     error = detail::error_message(api, ": MultigridOptions::sweeps (", o.sweeps,
                                   ") and coarse_sweeps (", o.coarse_sweeps, ") must be >= 1");
@@ -522,7 +529,8 @@ void Multigrid<T>::bind(const Vector<T>& r, const Vector<T>& z) const {
   auto result_of = [&](int l) -> const Vector<T>& {
     return l + 1 < L || s.options.coarse_sweeps % 2 == 0 ? v_of(l) : *s.levels[l].u;
   };
-  programs.first.emplace(detail::mg_first_sweep(*s.levels[0].u, s.levels[0].dinv, r, s.levels[0].w));
+  programs.first.emplace(
+      detail::mg_first_sweep(*s.levels[0].u, s.levels[0].dinv, r, s.levels[0].w));
   for (int l = 0; l < L; ++l) {
     Level& level = s.levels[l];
     auto& p = programs.levels[l];
@@ -533,8 +541,8 @@ void Multigrid<T>::bind(const Vector<T>& r, const Vector<T>& z) const {
     if (l + 1 == L) break;
     const Vector<T>& smoothed = sweeps % 2 == 1 ? u : v;  // after the pre-sweeps
     const Level& next = s.levels[l + 1];
-    p.restrict_.emplace(detail::mg_restrict(level.A, *level.R, smoothed, b_of(l), *next.b,
-                                            *next.u, next.dinv, next.w));
+    p.restrict_.emplace(detail::mg_restrict(level.A, *level.R, smoothed, b_of(l), *next.b, *next.u,
+                                            next.dinv, next.w));
     p.correct.emplace(detail::mg_correct(*level.P, smoothed, result_of(l + 1)));
   }
   programs.r = r.storage_id();
@@ -566,20 +574,9 @@ void Multigrid<T>::apply(const Vector<T>& r, Vector<T>& z) const {
 
 template <class T>
 void Multigrid<T>::operator()(const Vector<T>& r, Vector<T>& z) const {
-  std::string error;
-  const RowMap& rows = state_->levels[0].A.range();
-  if (r.row_map() != rows || z.row_map() != rows)
-    error = detail::error_message("kfuse::pc::multigrid: r ('", r.label(), "') and z ('",
-                                  z.label(), "') must lie on the matrix's rows (", rows.describe(),
-                                  ")");
-  else if (r.same_storage(z))
-    error = "kfuse::pc::multigrid: r and z are the same vector; z = M r needs two";
-  rows.comm().agree_or_throw(error);
-  // Every rank binds new programs (collective) if any rank has new vectors.
-  std::int64_t rebind =
-      state_->programs.r != r.storage_id() || state_->programs.z != z.storage_id();
-  rows.comm().allreduce(&rebind, 1, ReduceOp::max);
-  if (rebind) bind(r, z);
+  if (detail::check_apply_vectors("kfuse::pc::multigrid", state_->levels[0].A.range(), r, z,
+                                  state_->programs.r, state_->programs.z))
+    bind(r, z);
   apply(r, z);
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <string>
@@ -301,6 +302,26 @@ SolveResult with_preconditioner(const char* api, const CsrMatrix<T>& A,
     check_one_preconditioner(api, A.range().comm(), options);
   }
   return solve(solver_preconditioner<Vector<T>>(m));
+}
+
+/// The checks of a built-in operator's z = M r called by hand (collective):
+/// r and z on `rows` and not one vector, a kfuse::Error on every rank
+/// otherwise; true, on every rank, when some rank passes other vectors than
+/// the `bound` ones (the operator's programs must then be bound anew, which
+/// is collective).
+template <class T>
+bool check_apply_vectors(const char* api, const RowMap& rows, const Vector<T>& r,
+                         const Vector<T>& z, const void* bound_r, const void* bound_z) {
+  std::string error;
+  if (r.row_map() != rows || z.row_map() != rows)
+    error = error_message(api, ": r ('", r.label(), "') and z ('", z.label(),
+                          "') must lie on the matrix's rows (", rows.describe(), ")");
+  else if (r.same_storage(z))
+    error = error_message(api, ": r and z are the same vector; z = M r needs two");
+  rows.comm().agree_or_throw(error);
+  std::int64_t rebind = bound_r != r.storage_id() || bound_z != z.storage_id();
+  rows.comm().allreduce(&rebind, 1, ReduceOp::max);
+  return rebind != 0;
 }
 
 /// z = M r for an operator preconditioner. A user's callable that throws on
