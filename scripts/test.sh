@@ -12,7 +12,8 @@
 #   asan    as serial, under AddressSanitizer + UndefinedBehaviorSanitizer (KFUSE_SANITIZE),
 #           without the benchmarks and the per-header programs
 #   openmp  Kokkos OpenMP from scripts/build-kokkos.sh openmp; every test that runs kfuse
-#           code, with OMP_NUM_THREADS=2, MPI tests at 1 and 2 ranks (ctest -LE
+#           code (no benchmarks: serial compiles them, scripts/bench.sh builds its own),
+#           with OMP_NUM_THREADS=2, MPI tests at 1 and 2 ranks (ctest -LE
 #           "$KFUSE_OPENMP_CTEST_EXCLUDE": 4 ranks x 2 threads on 2 cores would only
 #           measure oversubscription; compile-fail, fuzz, install and lint tests do not depend
 #           on the backend and ran in serial)
@@ -88,7 +89,7 @@ stage_openmp() {
   stage openmp:kokkos scripts/build-kokkos.sh openmp "$kokkos"
   stage openmp:configure cmake -S . -B build/openmp "${COMMON_ARGS[@]}" -DKFUSE_ENABLE_MPI=ON \
     -DKokkos_ROOT="$kokkos" -DKokkosKernels_ROOT="$kokkos" -DKFUSE_BUILD_HEADER_TESTS=OFF \
-    "${NO_FUZZ[@]}"
+    -DKFUSE_BUILD_BENCHMARKS=OFF "${NO_FUZZ[@]}"
   stage openmp:build cmake --build build/openmp --parallel "$JOBS"
   stage openmp:test run_ctest_openmp build/openmp -LE "$OPENMP_CTEST_EXCLUDE"
 }

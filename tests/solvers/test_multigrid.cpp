@@ -200,6 +200,9 @@ TEST_CASE("pc::multigrid errors: kfuse::Error on every rank") {
   CHECK_THROWS_WITH_AS(multigrid(A, {9, 9}), doctest::Contains("does not have the 72 rows"),
                        kfuse::Error);
   CHECK_THROWS_WITH_AS(multigrid(A, {}), doctest::Contains("give 1 to 3"), kfuse::Error);
+  const std::int64_t huge = std::int64_t(1) << 40;  // the product overflows
+  CHECK_THROWS_WITH_AS(multigrid(A, {huge, huge}), doctest::Contains("does not have the 72 rows"),
+                       kfuse::Error);
   o.levels = 4;  // 9x8 -> 4x3 -> 1x1: no fourth grid
   CHECK_THROWS_WITH_AS(multigrid(A, {9, 8}, o), doctest::Contains("cannot be coarsened"),
                        kfuse::Error);

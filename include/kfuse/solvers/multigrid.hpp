@@ -52,6 +52,7 @@
 #include "kfuse/array/scalar.hpp"
 #include "kfuse/array/vector.hpp"
 #include "kfuse/core/error.hpp"
+#include "kfuse/core/sizes.hpp"
 #include "kfuse/exec/program.hpp"
 #include "kfuse/solvers/chebyshev.hpp"
 #include "kfuse/solvers/preconditioners.hpp"
@@ -85,11 +86,8 @@ namespace kfuse::detail {
 struct GridShape {
   std::vector<index_t> extents;
 
-  index_t size() const {
-    index_t n = 1;
-    for (index_t e : extents) n *= e;
-    return n;
-  }
+  /// The number of points, or nullopt when it does not fit index_t.
+  std::optional<index_t> size() const { return checked_product(extents); }
   /// The grid of the coarse points (2c + 1 of each dimension).
   GridShape coarse() const {
     GridShape c{extents};
@@ -159,7 +157,7 @@ void interpolation_row(const GridShape& fine, const GridShape& coarse, bool inje
 /// owns (fine_point_of is increasing, so they are consecutive).
 inline RowMap coarse_rows(const RowMap& fine_rows, const GridShape& fine, const GridShape& coarse) {
   auto first_at_or_after = [&](index_t g) {
-    index_t lo = 0, hi = coarse.size();
+    index_t lo = 0, hi = *coarse.size();
     while (lo < hi) {
       const index_t mid = lo + (hi - lo) / 2;
       if (fine_point_of(fine, coarse, mid) < g)
@@ -233,86 +231,89 @@ GridTransfer<T> make_transfer(const CsrMatrix<T>& A, const GridShape& fine, bool
   const std::string name = A.label() + ".mg" + std::to_string(level + 1);
   const T scale = injection ? T(1) : T(std::pow(0.5, double(fine.extents.size())));
 
-  // R's own rows (each coarse point's stencil) and P's own rows.
-  std::vector<Triplet<T>> r_entries, p_entries;
-  std::vector<std::pair<index_t, T>> row;
-  for (index_t i = 0; i < coarse_map.local_size(); ++i) {
-    const index_t c = coarse_map.local_begin() + i;
-    const auto centre = fine.point(fine_point_of(fine, coarse, c));
-    const int reach = injection ? 0 : 1;
-    std::array<index_t, 3> lo{0, 0, 0}, hi{0, 0, 0};
-    for (std::size_t d = 0; d < fine.extents.size(); ++d)
-      lo[d] = centre[d] - reach, hi[d] = centre[d] + reach;
-    for (index_t a = lo[0]; a <= hi[0]; ++a)
-      for (index_t b = lo[1]; b <= hi[1]; ++b)
-        for (index_t k = lo[2]; k <= hi[2]; ++k) {
-          const std::array<index_t, 3> q{a, b, k};
-          T w = scale;
-          for (std::size_t d = 0; d < fine.extents.size(); ++d)
-            w *= q[d] == centre[d] ? T(1) : T(0.5);
-          r_entries.push_back({c, fine.index(q), w});
-        }
-  }
-
-  // P's rows for every local column of A (owned, then ghosts), the coarse
-  // columns numbered locally in ascending order.
-  const index_t owned = A.domain().local_size();
-  const auto& ghosts = A.ghost_global_columns();
-  auto global_column = [&](index_t k) {
-    return k < owned ? A.domain().local_begin() + k : ghosts[static_cast<std::size_t>(k - owned)];
-  };
-  const index_t local_columns = owned + index_t(ghosts.size());
-  std::vector<std::vector<std::pair<index_t, T>>> p_rows(static_cast<std::size_t>(local_columns));
-  std::vector<index_t> coarse_columns;
-  for (index_t k = 0; k < local_columns; ++k) {
-    interpolation_row(fine, coarse, injection, global_column(k),
-                      p_rows[static_cast<std::size_t>(k)]);
-    for (const auto& [c, w] : p_rows[static_cast<std::size_t>(k)]) {
-      coarse_columns.push_back(c);
-      if (k < owned) p_entries.push_back({global_column(k), c, w});
-    }
-  }
-  std::sort(coarse_columns.begin(), coarse_columns.end());
-  coarse_columns.erase(std::unique(coarse_columns.begin(), coarse_columns.end()),
-                       coarse_columns.end());
-  auto local_coarse = [&](index_t c) {
-    return int(std::lower_bound(coarse_columns.begin(), coarse_columns.end(), c) -
-               coarse_columns.begin());
-  };
-  const index_t n_coarse = index_t(coarse_columns.size());
-
-  // P's rows for A's columns, and this rank's share of R: the coarse rows
-  // times its own fine rows, R[:, own] = P[own, :]^T scale.
-  std::vector<int> ext_rows{0}, ext_cols, share_rows(static_cast<std::size_t>(n_coarse) + 1, 0),
-      share_cols;
-  std::vector<T> ext_values, share_values;
-  for (const auto& r : p_rows) {
-    for (const auto& [c, w] : r) ext_cols.push_back(local_coarse(c)), ext_values.push_back(w);
-    ext_rows.push_back(int(ext_cols.size()));
-  }
-  for (index_t k = 0; k < owned; ++k)
-    for (const auto& [c, w] : p_rows[static_cast<std::size_t>(k)])
-      ++share_rows[static_cast<std::size_t>(local_coarse(c)) + 1];
-  for (std::size_t i = 1; i < share_rows.size(); ++i) share_rows[i] += share_rows[i - 1];
-  share_cols.resize(static_cast<std::size_t>(share_rows.back()));
-  share_values.resize(share_cols.size());
-  std::vector<int> fill(share_rows.begin(), share_rows.end() - 1);
-  for (index_t k = 0; k < owned; ++k)
-    for (const auto& [c, w] : p_rows[static_cast<std::size_t>(k)]) {
-      const auto at = static_cast<std::size_t>(fill[static_cast<std::size_t>(local_coarse(c))]++);
-      share_cols[at] = int(k);
-      share_values[at] = w * scale;
+  // Everything up to the assembly is this rank's own work (host vectors,
+  // Kokkos Kernels' allocations): a failure on one rank is agreed on before
+  // the collective assembly, so every rank throws.
+  std::vector<Triplet<T>> r_entries, p_entries, galerkin;
+  A.range().comm().agree_on([&] {
+    // R's own rows (each coarse point's stencil) and P's own rows.
+    for (index_t i = 0; i < coarse_map.local_size(); ++i) {
+      const index_t c = coarse_map.local_begin() + i;
+      const auto centre = fine.point(fine_point_of(fine, coarse, c));
+      const int reach = injection ? 0 : 1;
+      std::array<index_t, 3> lo{0, 0, 0}, hi{0, 0, 0};
+      for (std::size_t d = 0; d < fine.extents.size(); ++d)
+        lo[d] = centre[d] - reach, hi[d] = centre[d] + reach;
+      for (index_t a = lo[0]; a <= hi[0]; ++a)
+        for (index_t b = lo[1]; b <= hi[1]; ++b)
+          for (index_t k = lo[2]; k <= hi[2]; ++k) {
+            const std::array<index_t, 3> q{a, b, k};
+            T w = scale;
+            for (std::size_t d = 0; d < fine.extents.size(); ++d)
+              w *= q[d] == centre[d] ? T(1) : T(0.5);
+            r_entries.push_back({c, fine.index(q), w});
+          }
     }
 
-  const auto P_ext =
-      local_csr<T>(name + ".P_ext", local_columns, n_coarse, ext_rows, ext_cols, ext_values);
-  const auto R_share =
-      local_csr<T>(name + ".R_share", n_coarse, owned, share_rows, share_cols, share_values);
-  const auto AP = local_product<T>(A.local_matrix(), P_ext);
-  const auto RAP = local_product<T>(R_share, AP);
-  std::vector<Triplet<T>> galerkin;
-  auto coarse_index = [&](index_t i) { return coarse_columns[static_cast<std::size_t>(i)]; };
-  append_entries(RAP, coarse_index, coarse_index, galerkin);
+    // P's rows for every local column of A (owned, then ghosts), the coarse
+    // columns numbered locally in ascending order.
+    const index_t owned = A.domain().local_size();
+    const auto& ghosts = A.ghost_global_columns();
+    auto global_column = [&](index_t k) {
+      return k < owned ? A.domain().local_begin() + k : ghosts[static_cast<std::size_t>(k - owned)];
+    };
+    const index_t local_columns = owned + index_t(ghosts.size());
+    std::vector<std::vector<std::pair<index_t, T>>> p_rows(static_cast<std::size_t>(local_columns));
+    std::vector<index_t> coarse_columns;
+    for (index_t k = 0; k < local_columns; ++k) {
+      interpolation_row(fine, coarse, injection, global_column(k),
+                        p_rows[static_cast<std::size_t>(k)]);
+      for (const auto& [c, w] : p_rows[static_cast<std::size_t>(k)]) {
+        coarse_columns.push_back(c);
+        if (k < owned) p_entries.push_back({global_column(k), c, w});
+      }
+    }
+    std::sort(coarse_columns.begin(), coarse_columns.end());
+    coarse_columns.erase(std::unique(coarse_columns.begin(), coarse_columns.end()),
+                         coarse_columns.end());
+    auto local_coarse = [&](index_t c) {
+      return int(std::lower_bound(coarse_columns.begin(), coarse_columns.end(), c) -
+                 coarse_columns.begin());
+    };
+    const index_t n_coarse = index_t(coarse_columns.size());
+
+    // P's rows for A's columns, and this rank's share of R: the coarse rows
+    // times its own fine rows, R[:, own] = P[own, :]^T scale.
+    std::vector<int> ext_rows{0}, ext_cols, share_rows(static_cast<std::size_t>(n_coarse) + 1, 0),
+        share_cols;
+    std::vector<T> ext_values, share_values;
+    for (const auto& r : p_rows) {
+      for (const auto& [c, w] : r) ext_cols.push_back(local_coarse(c)), ext_values.push_back(w);
+      ext_rows.push_back(int(ext_cols.size()));
+    }
+    for (index_t k = 0; k < owned; ++k)
+      for (const auto& [c, w] : p_rows[static_cast<std::size_t>(k)])
+        ++share_rows[static_cast<std::size_t>(local_coarse(c)) + 1];
+    for (std::size_t i = 1; i < share_rows.size(); ++i) share_rows[i] += share_rows[i - 1];
+    share_cols.resize(static_cast<std::size_t>(share_rows.back()));
+    share_values.resize(share_cols.size());
+    std::vector<int> fill(share_rows.begin(), share_rows.end() - 1);
+    for (index_t k = 0; k < owned; ++k)
+      for (const auto& [c, w] : p_rows[static_cast<std::size_t>(k)]) {
+        const auto at = static_cast<std::size_t>(fill[static_cast<std::size_t>(local_coarse(c))]++);
+        share_cols[at] = int(k);
+        share_values[at] = w * scale;
+      }
+
+    const auto P_ext =
+        local_csr<T>(name + ".P_ext", local_columns, n_coarse, ext_rows, ext_cols, ext_values);
+    const auto R_share =
+        local_csr<T>(name + ".R_share", n_coarse, owned, share_rows, share_cols, share_values);
+    const auto AP = local_product<T>(A.local_matrix(), P_ext);
+    const auto RAP = local_product<T>(R_share, AP);
+    auto coarse_index = [&](index_t i) { return coarse_columns[static_cast<std::size_t>(i)]; };
+    append_entries(RAP, coarse_index, coarse_index, galerkin);
+  });
 
   return {assemble_csr(coarse_map, fine_rows, std::move(r_entries), name + ".R"),
           assemble_csr(fine_rows, coarse_map, std::move(p_entries), name + ".P"),
@@ -459,7 +460,7 @@ Multigrid<T>::Multigrid(const CsrMatrix<T>& A, std::vector<index_t> shape,
     error = detail::error_message(api, ": the grid has ", shape.size(),
                                   " extents; give 1 to 3 (row-major, the last fastest)");
   else if (std::any_of(shape.begin(), shape.end(), [](index_t e) { return e < 1; }) ||
-           grid.size() != A.global_rows())
+           grid.size() != std::optional<index_t>(A.global_rows()))
     error = detail::error_message(api, ": the grid ", grid.describe(), " does not have the ",
                                   A.global_rows(), " rows of '", A.label(), "'");
   else if (o.levels < 2)
