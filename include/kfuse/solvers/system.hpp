@@ -2,7 +2,6 @@
 // Collective: a kfuse::Error on every rank before anything is modified.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>

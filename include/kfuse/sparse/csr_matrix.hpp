@@ -352,10 +352,6 @@ CsrMatrix<T> assemble_routed(const RowMap& range, const RowMap& domain,
   return assemble_csr(range, domain, std::move(mine), std::move(label));
 }
 
-}  // namespace detail
-
-namespace detail {
-
 /// This rank's entries with global indices, by row, then column.
 template <class T>
 std::vector<Triplet<T>> local_triplets(const CsrMatrix<T>& A) {
