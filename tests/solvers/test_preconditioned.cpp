@@ -254,20 +254,28 @@ TEST_CASE("pc::chebyshev with cg matches PETSc KSPCG + PCKSP (KSPCHEBYSHEV + PCJ
 }
 
 TEST_CASE("pc::multigrid with cg matches PETSc PCMG with the same operators within 20%") {
-  // PCMG: kfuse's interpolation and restriction per level, Galerkin coarse
-  // operators (PETSc computes R A P itself), Richardson + PCJACOBI smoothers
-  // with kfuse's weights (`sweeps` before and after), the same on the
-  // coarsest grid (`coarse_sweeps` from 0), one V-cycle.
-  auto pcmg = [](const kfuse::pc::Multigrid<double>& M, const kfuse::pc::MultigridOptions& o) {
+  // PCMG: kfuse's interpolation and restriction per level, one V-cycle, and
+  //   Jacobi:    Galerkin coarse operators (PETSc computes R A P itself),
+  //              Richardson + PCJACOBI smoothers with kfuse's weights;
+  //   Chebyshev: kfuse's coarse operators flagged SPD (PETSc's own R A P
+  //              carries no SPD flag, and its eigenvalue estimate would then
+  //              be GMRES's), KSPCHEBYSHEV + PCJACOBI with PETSc's estimate;
+  // `sweeps` before and after; on the coarsest grid the smoother
+  // `coarse_sweeps` times from 0, or PCREDUNDANT's LU.
+  using kfuse::pc::Smoother;
+  auto pcmg = [](const kfuse::pc::Multigrid<double>& M, const kfuse::pc::MultigridOptions& o,
+                 std::vector<double>* estimates) {
+    const bool chebyshev = o.smoother == Smoother::chebyshev;
     PetscSettings s = petsc_settings(Method::cg, PCMG);
-    s.configure = [&M, o](KSP ksp, Mat) {
+    s.configure = [&M, o, chebyshev](KSP ksp, Mat A) {
+      if (chebyshev) MatSetOption(A, MAT_SPD, PETSC_TRUE);
       PC pc;
       KSPGetPC(ksp, &pc);
       const int L = M.levels();
       PCMGSetLevels(pc, L, nullptr);
       PCMGSetType(pc, PC_MG_MULTIPLICATIVE);
       PCMGSetCycleType(pc, PC_MG_CYCLE_V);
-      PCMGSetGalerkin(pc, PC_MG_GALERKIN_BOTH);
+      PCMGSetGalerkin(pc, chebyshev ? PC_MG_GALERKIN_NONE : PC_MG_GALERKIN_BOTH);
       for (int l = 0; l < L; ++l) {  // kfuse's level l is PETSc's L - 1 - l
         const int k = L - 1 - l;
         if (l + 1 < L) {
@@ -283,17 +291,52 @@ TEST_CASE("pc::multigrid with cg matches PETSc PCMG with the same operators with
           PCMGGetCoarseSolve(pc, &smoother);
         else
           PCMGGetSmoother(pc, k, &smoother);
-        KSPSetType(smoother, KSPRICHARDSON);
-        KSPRichardsonSetScale(smoother, M.jacobi_weight(l));
-        PC jacobi;
-        KSPGetPC(smoother, &jacobi);
-        PCSetType(jacobi, PCJACOBI);
+        if (chebyshev && l > 0) {
+          Mat Al = kfuse_test::petsc_matrix(M.matrix(l));
+          MatSetOption(Al, MAT_SPD, PETSC_TRUE);
+          KSPSetOperators(smoother, Al, Al);
+          MatDestroy(&Al);
+        }
+        PC inner;
+        KSPGetPC(smoother, &inner);
+        if (k == 0 && o.coarse == kfuse::pc::CoarseSolve::direct) {
+          KSPSetType(smoother, KSPPREONLY);
+          PCSetType(inner, PCREDUNDANT);  // LU of the gathered matrix
+          continue;
+        }
+        if (chebyshev) {
+          KSPSetType(smoother, KSPCHEBYSHEV);
+          KSPChebyshevEstEigSet(smoother, 0, o.chebyshev.lower, 0, o.chebyshev.upper);
+        } else {
+          KSPSetType(smoother, KSPRICHARDSON);
+          KSPRichardsonSetScale(smoother, M.jacobi_weight(l));
+        }
+        PCSetType(inner, PCJACOBI);
         KSPSetNormType(smoother, KSP_NORM_NONE);
         KSPSetConvergenceTest(smoother, KSPConvergedSkip, nullptr, nullptr);
         KSPSetTolerances(smoother, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT,
                          k == 0 ? o.coarse_sweeps : o.sweeps);
       }
     };
+    if (chebyshev)
+      s.inspect = [&M, o, estimates](KSP ksp) {  // each level's estimate of lambda_max
+        PC pc;
+        KSPGetPC(ksp, &pc);
+        const int L = M.levels();
+        for (int l = 0; l < L; ++l) {
+          const int k = L - 1 - l;
+          if (k == 0 && o.coarse == kfuse::pc::CoarseSolve::direct) continue;
+          KSP smoother, est;
+          if (k == 0)
+            PCMGGetCoarseSolve(pc, &smoother);
+          else
+            PCMGGetSmoother(pc, k, &smoother);
+          KSPChebyshevEstEigGetKSP(smoother, &est);
+          PetscReal emax = 0, emin = 0;
+          KSPComputeExtremeSingularValues(est, &emax, &emin);
+          estimates->push_back(emax);
+        }
+      };
     return s;
   };
   kfuse::Comm comm;
@@ -306,21 +349,39 @@ TEST_CASE("pc::multigrid with cg matches PETSc PCMG with the same operators with
       {"poisson2d 63x63", kfuse::poisson2d<double>(comm, 63, 63), {63, 63}},
       {"poisson2d 40x33", kfuse::poisson2d<double>(comm, 40, 33), {40, 33}},
       {"poisson3d 15^3", kfuse::poisson3d<double>(comm, 15, 15, 15), {15, 15, 15}}};
+  auto describe = [](const kfuse::pc::MultigridOptions& o) {
+    return std::to_string(o.levels) + " levels, " +
+           (o.restriction == kfuse::pc::Restriction::injection ? "injection" : "full weighting") +
+           (o.smoother == Smoother::chebyshev ? ", chebyshev(" : ", jacobi(") +
+           std::to_string(o.sweeps) + ")" +
+           (o.coarse == kfuse::pc::CoarseSolve::direct ? ", direct" : "");
+  };
   for (const auto& system : systems)
-    for (auto restriction : {kfuse::pc::Restriction::full_weighting,
-                             kfuse::pc::Restriction::injection})
-      for (int levels : {2, 3}) {
-        kfuse::pc::MultigridOptions o;
-        o.levels = levels;
-        o.restriction = restriction;
-        o.sweeps = 2;
-        o.coarse_sweeps = 4;
-        const auto M = kfuse::pc::multigrid(system.A, system.shape, o);
-        compare("cg + multigrid(" + std::to_string(levels) + " levels, " +
-                    (restriction == kfuse::pc::Restriction::injection ? "injection" : "full weighting") +
-                    ") " + system.name,
-                Method::cg, system.A, M, pcmg(M, o), 0.2);
-      }
+    for (auto restriction :
+         {kfuse::pc::Restriction::full_weighting, kfuse::pc::Restriction::injection})
+      for (int levels : {2, 3})
+        for (auto smoother : {Smoother::jacobi, Smoother::chebyshev}) {
+          kfuse::pc::MultigridOptions o;
+          o.levels = levels;
+          o.restriction = restriction;
+          o.smoother = smoother;
+          o.sweeps = 2;
+          o.coarse_sweeps = 4;
+          // Chebyshev with PETSc's default coarse solve (LU) on 3 levels.
+          if (smoother == Smoother::chebyshev && levels == 3)
+            o.coarse = kfuse::pc::CoarseSolve::direct;
+          const auto M = kfuse::pc::multigrid(system.A, system.shape, o);
+          std::vector<double> estimates;
+          compare("cg + multigrid(" + describe(o) + ") " + system.name, Method::cg, system.A, M,
+                  pcmg(M, o, &estimates), 0.2);
+          if (smoother == Smoother::chebyshev) {
+            INFO(describe(o) << " " << system.name);
+            REQUIRE(estimates.size() ==
+                    std::size_t(o.coarse == kfuse::pc::CoarseSolve::direct ? levels - 1 : levels));
+            for (std::size_t l = 0; l < estimates.size(); ++l)
+              CHECK(M.eigenvalue_estimate(int(l)) == doctest::Approx(estimates[l]).epsilon(1e-10));
+          }
+        }
 }
 
 TEST_CASE("PETSc goes down before MPI") { REQUIRE(PetscFinalize() == 0); }

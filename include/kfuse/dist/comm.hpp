@@ -7,6 +7,7 @@
 // same kfuse::Error and none is left waiting in MPI.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -63,6 +64,20 @@ class Comm {
   T allreduce(T value, ReduceOp op) const {
     allreduce(&value, 1, op);
     return value;
+  }
+
+  /// Every rank's block, in rank order, on every rank: rank r's
+  /// counts[r] values land at all + displacements[r]. `mine` holds this
+  /// rank's block and may not overlap `all`.
+  template <class T>
+  void allgatherv(const T* mine, T* all, const std::vector<int>& counts,
+                  const std::vector<int>& displacements) const {
+#if KFUSE_ENABLE_MPI
+    MPI_Allgatherv(mine, counts[static_cast<std::size_t>(rank_)], mpi_type<T>(), all, counts.data(),
+                   displacements.data(), mpi_type<T>(), comm_);
+#else
+    std::copy(mine, mine + counts[0], all + displacements[0]);
+#endif
   }
 
   /// Reduces a value over the ranks of this communicator that share this

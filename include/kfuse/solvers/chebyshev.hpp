@@ -164,6 +164,39 @@ struct ChebyshevScalars {
       residual{"chebyshev.residual"};
 };
 
+/// The coefficients of each iteration j = 0, 1, ... of degree iterations on
+/// [emin, emax]: PETSc's KSPSolve_Chebyshev (Gamma = 1): x_1 = scale D^-1 r,
+/// then c_{j+1} = 2 mu c_j - c_{j-1}, omega_j = (2 / alpha) c_j / c_{j+1}.
+template <class T>
+struct ChebyshevCoefficients {
+  std::vector<T> previous, current, residual;
+  void set(ChebyshevScalars<T>& c, int j) const {
+    const auto k = static_cast<std::size_t>(j);
+    c.previous = previous[k];
+    c.current = current[k];
+    c.residual = residual[k];
+  }
+};
+
+template <class T>
+ChebyshevCoefficients<T> chebyshev_coefficients(double emin, double emax, int degree) {
+  const double scale = 2 / (emax + emin);
+  const double alpha = 1 - scale * emin;
+  const double mu = 1 / alpha;
+  double c_before = 1, c = mu;
+  ChebyshevCoefficients<T> out{{T(0)}, {T(0)}, {T(scale)}};
+  for (int j = 1; j < degree; ++j) {
+    const double c_next = 2 * mu * c - c_before;
+    const double omega = (2 / alpha) * c / c_next;
+    out.previous.push_back(T(1 - omega));
+    out.current.push_back(T(omega));
+    out.residual.push_back(T(omega * scale));
+    c_before = c;
+    c = c_next;
+  }
+  return out;
+}
+
 /// x_1 = residual D^-1 r.
 template <class T>
 auto chebyshev_first_step(const Vector<T>& x1, const Vector<T>& dinv, const Vector<T>& r,
@@ -256,7 +289,7 @@ class Chebyshev {
     Vector<T> dinv;
     int degree;
     double emin = 0, emax = 0, estimate = 0;
-    std::vector<T> current, previous, residual;  // of iteration j = 1..degree
+    detail::ChebyshevCoefficients<T> coefficients;
     detail::ChebyshevScalars<T> scalars;
     std::vector<Vector<T>> work;  // slots 1 and 2 (degree >= 2)
     detail::ChebyshevSteps<T> steps;
@@ -305,24 +338,7 @@ Chebyshev<T>::Chebyshev(const CsrMatrix<T>& A, int degree, const ChebyshevOption
     s->emax = o.upper * s->estimate;
   }
 
-  // PETSc's KSPSolve_Chebyshev coefficients (Gamma = 1): x_1 = scale D^-1 r,
-  // then c_{j+1} = 2 mu c_j - c_{j-1}, omega_j = (2 / alpha) c_j / c_{j+1}.
-  const double scale = 2 / (s->emax + s->emin);
-  const double alpha = 1 - scale * s->emin;
-  const double mu = 1 / alpha;
-  double c_before = 1, c = mu;
-  s->previous.push_back(T(0));
-  s->current.push_back(T(0));
-  s->residual.push_back(T(scale));
-  for (int j = 1; j < degree; ++j) {
-    const double c_next = 2 * mu * c - c_before;
-    const double omega = (2 / alpha) * c / c_next;
-    s->previous.push_back(T(1 - omega));
-    s->current.push_back(T(omega));
-    s->residual.push_back(T(omega * scale));
-    c_before = c;
-    c = c_next;
-  }
+  s->coefficients = detail::chebyshev_coefficients<T>(s->emin, s->emax, degree);
   if (degree >= 2)
     for (const char* name : {".chebyshev.x1", ".chebyshev.x2"})
       s->work.emplace_back(A.range(), A.label() + name);
@@ -362,9 +378,7 @@ void Chebyshev<T>::apply(const Vector<T>& r, Vector<T>& z) const {
   if (s.steps.r != r.storage_id() || s.steps.z != z.storage_id()) bind(r, z);
   detail::ChebyshevScalars<T>& c = s.scalars;
   for (int j = 0; j < s.degree; ++j) {  // iteration j computes x_{j+1}
-    c.previous = s.previous[static_cast<std::size_t>(j)];
-    c.current = s.current[static_cast<std::size_t>(j)];
-    c.residual = s.residual[static_cast<std::size_t>(j)];
+    s.coefficients.set(c, j);
     if (j == 0)
       (*s.steps.first)();
     else if (j == 1)

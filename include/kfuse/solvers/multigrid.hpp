@@ -18,9 +18,11 @@
 //                share of R times that; the partial sums go to the rows'
 //                owners and are added there
 //   smoother     weighted Jacobi x += w D^-1 (b - A x), w = weight /
-//                lambda_max(D^-1 A) (lambda_max as pc::chebyshev estimates
-//                it); `sweeps` before and after the coarse correction,
-//                `coarse_sweeps` on the coarsest grid
+//                lambda_max(D^-1 A), or Chebyshev in D^-1 A on [lower,
+//                upper] lambda_max (pc::chebyshev's recurrence and estimate);
+//                `sweeps` iterations before and after the coarse correction
+//   coarsest     `coarse_sweeps` smoother iterations, or an exact LU of the
+//                gathered matrix on every rank (PETSc's PCREDUNDANT + LU)
 //
 // One V-cycle from x = 0, level by level (each line one fused kernel):
 //   x = w D^-1 b                                       (finest only: coarser
@@ -30,7 +32,8 @@
 //   ... the next level ...
 //   x += P x_c
 //   x' = x + w D^-1 (b - A x)    (sweeps times)
-// Two levels with one sweep: 5 kernels, no allreduce.
+// A Chebyshev iteration is one kernel too (x_next = c1 x_prev + c2 x + c3
+// D^-1 (b - A x)). Two levels with one sweep: 5 kernels, no allreduce.
 #pragma once
 
 #include <algorithm>
@@ -56,6 +59,7 @@
 #include "kfuse/exec/program.hpp"
 #include "kfuse/solvers/chebyshev.hpp"
 #include "kfuse/solvers/preconditioners.hpp"
+#include "kfuse/solvers/sparse_lu.hpp"
 #include "kfuse/solvers/system.hpp"
 #include "kfuse/sparse/csr_matrix.hpp"
 
@@ -67,15 +71,35 @@ enum class Restriction {
   injection,       ///< R takes the coarse point's own fine value, P = R^T
 };
 
+/// The smoother of every level (with PCJACOBI, as PETSc's -mg_levels_pc_type jacobi).
+enum class Smoother {
+  jacobi,     ///< weighted Jacobi (-mg_levels_ksp_type richardson, scale w)
+  chebyshev,  ///< Chebyshev in D^-1 A (-mg_levels_ksp_type chebyshev), pc::chebyshev's bounds
+};
+
+/// The solve on the coarsest grid.
+enum class CoarseSolve {
+  smoother,  ///< `coarse_sweeps` smoother iterations from 0
+  direct,    ///< exact LU, gathered on every rank (-mg_coarse_pc_type redundant, LU)
+};
+
 /// The V-cycle (PETSc's -pc_mg_* and -mg_levels_* options in kfuse's terms).
 struct MultigridOptions {
   int levels = 2;  ///< grids, the given one included (-pc_mg_levels); >= 2
   Restriction restriction = Restriction::full_weighting;
-  int sweeps = 1;         ///< Jacobi sweeps before and after the correction; >= 1
-  int coarse_sweeps = 1;  ///< Jacobi sweeps from 0 on the coarsest grid; >= 1
+  Smoother smoother = Smoother::jacobi;
+  /// Smoother iterations before and after the correction (Jacobi sweeps, or
+  /// the Chebyshev polynomial's degree; -mg_levels_ksp_max_it); >= 1.
+  int sweeps = 1;
+  CoarseSolve coarse = CoarseSolve::smoother;
+  int coarse_sweeps = 1;  ///< smoother iterations from 0 on the coarsest grid; >= 1
   /// Jacobi's damping relative to the largest eigenvalue of D^-1 A: w =
   /// weight / lambda_max (PyAMG's and legate.sparse's 4/3); 0 < weight < 2.
   double weight = 4.0 / 3.0;
+  /// Chebyshev's bounds per level, [lower, upper] times the estimate of
+  /// lambda_max(D^-1 A) (-mg_levels_ksp_chebyshev_esteig 0,lower,0,upper;
+  /// emin and emax must stay 0), and the estimate's CG iterations (both smoothers).
+  ChebyshevOptions chebyshev;
 };
 
 }  // namespace kfuse::pc
@@ -320,7 +344,8 @@ GridTransfer<T> make_transfer(const CsrMatrix<T>& A, const GridShape& fine, bool
           assemble_routed(coarse_map, coarse_map, galerkin, name)};
 }
 
-// The V-cycle's programs (see the file comment).
+// The V-cycle's programs (see the file comment); Chebyshev's iterations
+// are chebyshev.hpp's.
 
 /// x = w D^-1 b: the first sweep from x = 0.
 template <class T>
@@ -352,6 +377,15 @@ auto mg_restrict(const CsrMatrix<T>& A, const CsrMatrix<T>& R, const Vector<T>& 
               });
 }
 
+/// t = b - A x; b_c = R t (into a direct coarse solve).
+template <class T>
+auto mg_restrict_residual(const CsrMatrix<T>& A, const CsrMatrix<T>& R, const Vector<T>& x,
+                          const Vector<T>& b, const Vector<T>& bc) {
+  return fuse(x, b, bc, temporary<T>, [A, R](auto x, auto b, auto bc, auto t) {
+    return seq(assign(t, b - A * x), assign(bc, R * t));
+  });
+}
+
 /// x += P x_c.
 template <class T>
 auto mg_correct(const CsrMatrix<T>& P, const Vector<T>& x, const Vector<T>& xc) {
@@ -369,21 +403,102 @@ struct MultigridPrograms {
   using Restrict = decltype(mg_restrict(any<CsrMatrix<T>>(), any<CsrMatrix<T>>(), any<Vector<T>>(),
                                         any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>(),
                                         any<Vector<T>>(), any<Scalar<T>>()));
+  using RestrictResidual =
+      decltype(mg_restrict_residual(any<CsrMatrix<T>>(), any<CsrMatrix<T>>(), any<Vector<T>>(),
+                                    any<Vector<T>>(), any<Vector<T>>()));
   using Correct = decltype(mg_correct(any<CsrMatrix<T>>(), any<Vector<T>>(), any<Vector<T>>()));
+  using Second = typename ChebyshevSteps<T>::Second;  // Chebyshev's x_2 from x_0 = 0
+  using Step = typename ChebyshevSteps<T>::Step;      // Chebyshev's later iterations
   static_assert(First::kernel_count == 1 && Sweep::kernel_count == 1 &&
-                    Restrict::kernel_count == 2 && Correct::kernel_count == 1,
+                    Restrict::kernel_count == 2 && RestrictResidual::kernel_count == 2 &&
+                    Correct::kernel_count == 1,
                 "kfuse::pc::multigrid: a sweep, the correction and the first sweep must fuse into "
                 "one kernel each, the residual and restriction into two");
 
+  /// A level's programs, by the slot each writes (the iterate moves from
+  /// slot i to slot i + 1 mod the slot count at every smoother iteration).
   struct Level {
-    std::array<std::optional<Sweep>, 2> sweep;  // [0]: u -> v, [1]: v -> u
-    std::optional<Restrict> restrict_;          // not on the coarsest
+    std::array<std::optional<Sweep>, 3> sweep;          // Jacobi; Chebyshev's first from x_0 != 0
+    std::array<std::optional<Second>, 3> second;        // Chebyshev only
+    std::array<std::optional<Step>, 3> step;            // Chebyshev only
+    std::optional<Restrict> restrict_;                  // into a coarse level that smooths
+    std::optional<RestrictResidual> restrict_residual;  // into a direct coarse solve
     std::optional<Correct> correct;
   };
   const void* r = nullptr;  // the bound r and z (Vector::storage_id)
   const void* z = nullptr;
   std::optional<First> first;
   std::vector<Level> levels;
+};
+
+/// The direct coarse solve: the coarsest matrix gathered on every rank and
+/// factorised there once (exact LU on the host, PETSc's PCREDUNDANT + PCLU);
+/// each solve gathers b_c (one MPI_Allgatherv) and keeps its own rows of x_c.
+template <class T>
+class RedundantLu {
+ public:
+  /// Collective: a kfuse::Error on every rank when a pivot is zero or not
+  /// finite, or the factors would be too big.
+  RedundantLu(const char* api, const CsrMatrix<T>& A) : rows_(A.range()) {
+    const Comm& comm = rows_.comm();
+    HostCsr<T> whole;
+    for (const auto& e : gather_triplets(A)) {  // by row, then column
+      while (index_t(whole.rows.size()) < e.row + 2) whole.rows.push_back(whole.rows.back());
+      whole.cols.push_back(static_cast<typename HostCsr<T>::ordinal_type>(e.col));
+      whole.values.push_back(e.value);
+      ++whole.rows.back();
+    }
+    while (index_t(whole.rows.size()) < A.global_rows() + 1)
+      whole.rows.push_back(whole.rows.back());
+    const index_t n = whole.size();
+    // The band holds the factors; 2^25 entries a factor is ~400 MB on each rank.
+    const double entries = double(n) * double(whole.bandwidth() + 1);
+    std::string error;
+    if (const index_t missing = whole.rows_without_diagonal(); missing > 0)
+      error =
+          error_message(api, ": the coarsest matrix '", A.label(), "' has ", missing,
+                        " row(s) without a nonzero diagonal entry; the direct solve needs them");
+    else if (entries > double(1 << 25))
+      error = error_message(api, ": the direct coarse solve of ", n, " rows would hold ~", entries,
+                            " entries per LU factor on every rank (limit 2^25); use more "
+                            "levels or CoarseSolve::smoother");
+    comm.agree_or_throw(error);
+    comm.agree_on([&] {
+      lu_ = std::make_shared<SparseLu<T, Host>>(A.label() + ".lu", whole, SparseLu<T, Host>::exact,
+                                                TriangularSolve::sequential);
+      rhs_ = HostView(A.label() + ".lu.rhs", static_cast<std::size_t>(n));
+      own_ = HostView(A.label() + ".lu.own", static_cast<std::size_t>(rows_.local_size()));
+    });
+    if (lu_->bad_pivots() > 0)  // the same factors on every rank
+      throw Error(error_message(api, ": the LU of the coarsest matrix '", A.label(), "' has ",
+                                lu_->bad_pivots(), " pivot(s) that are not finite"));
+    for (int r = 0; r < comm.size(); ++r) {
+      counts_.push_back(static_cast<int>(rows_.size_of(r)));
+      displacements_.push_back(static_cast<int>(rows_.begin_of(r)));
+    }
+  }
+
+  index_t factor_entries() const { return lu_->factor_entries(); }
+
+  /// x = A^-1 b (collective; x and b on the coarsest matrix's rows).
+  void solve(const Vector<T>& b, const Vector<T>& x) const {
+    Kokkos::deep_copy(own_, b.view());
+    rows_.comm().allgatherv(own_.data(), rhs_.data(), counts_, displacements_);
+    lu_->solve(rhs_, rhs_);
+    Kokkos::deep_copy(own_, Kokkos::subview(rhs_, std::pair<index_t, index_t>(
+                                                      rows_.local_begin(),
+                                                      rows_.local_begin() + rows_.local_size())));
+    Kokkos::deep_copy(x.view(), own_);
+    x.mark_halo_stale();  // written outside kfuse's statements
+  }
+
+ private:
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  using HostView = Kokkos::View<T*, Host::memory_space>;
+  RowMap rows_;
+  std::shared_ptr<SparseLu<T, Host>> lu_;
+  HostView rhs_, own_;
+  std::vector<int> counts_, displacements_;
 };
 
 }  // namespace kfuse::detail
@@ -398,20 +513,25 @@ class Multigrid {
   /// Collective: `shape` is the grid of A's rows (1 to 3 extents, row-major,
   /// the last fastest). A kfuse::Error on every rank when the shape does not
   /// match A, a grid is too small to coarsen, an option is out of range or
-  /// differs between ranks, or a diagonal entry is zero.
+  /// differs between ranks, a diagonal entry is zero, or the direct coarse
+  /// solve meets a zero pivot or would be too big.
   Multigrid(const CsrMatrix<T>& A, std::vector<index_t> shape,
             const MultigridOptions& options = {});
 
   int levels() const { return int(state_->levels.size()); }
+  const MultigridOptions& options() const { return state_->options; }
   /// Level 0 is A; level l + 1 is R_l A_l P_l.
   const CsrMatrix<T>& matrix(int level) const { return state_->levels.at(level).A; }
   /// From level l to l + 1 (l < levels() - 1).
   const CsrMatrix<T>& restriction(int level) const { return *state_->levels.at(level).R; }
   const CsrMatrix<T>& interpolation(int level) const { return *state_->levels.at(level).P; }
-  /// Level l's grid and Jacobi weight w_l.
+  /// Level l's grid.
   const std::vector<index_t>& shape(int level) const {
     return state_->levels.at(level).shape.extents;
   }
+  /// Level l's estimate of lambda_max(D^-1 A) (0 on a coarsest level solved directly).
+  double eigenvalue_estimate(int level) const { return state_->levels.at(level).lambda; }
+  /// Level l's Jacobi weight w_l = weight / lambda_max (Smoother::jacobi).
   double jacobi_weight(int level) const { return double(state_->levels.at(level).w.value()); }
   /// The V-cycle's kernels, level by level (local: no communication).
   std::string explain() const;
@@ -424,21 +544,34 @@ class Multigrid {
 
  private:
   struct Level {
-    Level(const CsrMatrix<T>& a, detail::GridShape s, Vector<T> d)
-        : A(a), shape(std::move(s)), dinv(std::move(d)) {}
+    Level(const CsrMatrix<T>& a, detail::GridShape s) : A(a), shape(std::move(s)) {}
     CsrMatrix<T> A;
     detail::GridShape shape;
-    Vector<T> dinv;
-    Scalar<T> w{"mg.w"};
-    std::optional<CsrMatrix<T>> R, P;  // to the next level
-    std::optional<Vector<T>> b, u, v;  // level 0: only u (b = r, v = z)
+    std::optional<Vector<T>> dinv;  // not on a coarsest level solved directly
+    double lambda = 0;
+    Scalar<T> w{"mg.w"};  // Jacobi's weight, or Chebyshev's first coefficient
+    detail::ChebyshevCoefficients<T> coefficients;
+    detail::ChebyshevScalars<T> scalars;
+    std::optional<CsrMatrix<T>> R, P;                // to the next level
+    std::optional<Vector<T>> b;                      // not on level 0 (b = r)
+    std::vector<Vector<T>> slots;                    // the iterates; level 0's z is bound in
+    std::shared_ptr<detail::RedundantLu<T>> direct;  // the coarsest, CoarseSolve::direct
   };
   struct State {
     MultigridOptions options;
+    int slot_count = 2;  // iterates a smoother keeps: 2 (Jacobi) or 3 (Chebyshev)
     std::vector<Level> levels;
     detail::MultigridPrograms<T> programs;
   };
+  bool chebyshev() const { return state_->options.smoother == Smoother::chebyshev; }
+  bool direct(int l) const { return state_->levels[l].direct != nullptr; }
+  /// Where level 0's result lies: the slot after 2 sweeps - 1 moves.
+  int final_slot() const { return (2 * state_->options.sweeps - 1) % state_->slot_count; }
+  const Vector<T>& slot(int level, int i, const Vector<T>& z) const;
   void bind(const Vector<T>& r, const Vector<T>& z) const;
+  /// Smoother iteration j on level l, the iterate in slot `at` (moved on);
+  /// `from_zero`: the smoothing started from x = 0 (a pre-smoothing).
+  void smooth(int level, int j, bool from_zero, int& at) const;
   void cycle(int level) const;
   std::shared_ptr<State> state_;
 };
@@ -455,6 +588,7 @@ Multigrid<T>::Multigrid(const CsrMatrix<T>& A, std::vector<index_t> shape,
   constexpr const char* api = "kfuse::pc::multigrid";
   const Comm& comm = A.range().comm();
   const detail::GridShape grid{shape};
+  const ChebyshevOptions& ch = o.chebyshev;
   std::string error;
   if (shape.empty() || shape.size() > 3)
     error = detail::error_message(api, ": the grid has ", shape.size(),
@@ -472,6 +606,15 @@ Multigrid<T>::Multigrid(const CsrMatrix<T>& A, std::vector<index_t> shape,
   else if (!(o.weight > 0 && o.weight < 2))
     error = detail::error_message(api, ": MultigridOptions::weight is ", o.weight,
                                   "; it must be > 0 and < 2");
+  else if (ch.emin != 0 || ch.emax != 0)
+    error = detail::error_message(api, ": MultigridOptions::chebyshev.emin and emax must be 0 ",
+                                  "(each level estimates its own; set lower and upper)");
+  else if (!(ch.lower > 0 && ch.lower < ch.upper && std::isfinite(ch.upper)))
+    error = detail::error_message(api, ": MultigridOptions::chebyshev.lower ", ch.lower,
+                                  " and upper ", ch.upper, " must satisfy 0 < lower < upper");
+  else if (ch.estimate_steps < 1)
+    error = detail::error_message(api, ": MultigridOptions::chebyshev.estimate_steps ",
+                                  ch.estimate_steps, "; it must be >= 1");
   else {
     detail::GridShape g = grid;
     for (int l = 0; l + 1 < o.levels; ++l, g = g.coarse())
@@ -483,36 +626,65 @@ Multigrid<T>::Multigrid(const CsrMatrix<T>& A, std::vector<index_t> shape,
       }
   }
   comm.agree_or_throw(error);
-  std::vector<std::int64_t> same{o.levels, int(o.restriction), o.sweeps, o.coarse_sweeps,
-                                 detail::bits_of(o.weight)};
+  std::vector<std::int64_t> same{o.levels,
+                                 int(o.restriction),
+                                 int(o.smoother),
+                                 o.sweeps,
+                                 int(o.coarse),
+                                 o.coarse_sweeps,
+                                 detail::bits_of(o.weight),
+                                 detail::bits_of(ch.lower),
+                                 detail::bits_of(ch.upper),
+                                 ch.estimate_steps};
   same.insert(same.end(), shape.begin(), shape.end());
   detail::check_same_values(api, comm, same, "grids or MultigridOptions");
   detail::check_square_blocks(api, A);
 
   auto s = std::make_shared<State>();
   s->options = o;
+  s->slot_count = o.smoother == Smoother::chebyshev ? 3 : 2;
   const bool injection = o.restriction == Restriction::injection;
-  s->levels.emplace_back(A, grid, detail::inverse_diagonal(api, A));
+  s->levels.emplace_back(A, grid);
   for (int l = 0;; ++l) {
     Level& level = s->levels.back();
-    const double lambda =
-        detail::chebyshev_estimate(api, level.A, level.dinv, ChebyshevOptions{}.estimate_steps,
-                                   "multigrid with Jacobi smoothing needs a definite matrix");
-    level.w = T(o.weight / lambda);
-    if (l > 0) {
-      const std::string name = level.A.label();
-      level.b.emplace(level.A.range(), name + ".b");
-      level.v.emplace(level.A.range(), name + ".v");
+    const bool coarsest = l + 1 == o.levels;
+    const std::string name = level.A.label();
+    if (coarsest && o.coarse == CoarseSolve::direct) {
+      level.direct = std::make_shared<detail::RedundantLu<T>>(api, level.A);
+    } else {
+      level.dinv = detail::inverse_diagonal(api, level.A);
+      level.lambda = detail::chebyshev_estimate(api, level.A, *level.dinv, ch.estimate_steps,
+                                                "multigrid's smoothers need a definite matrix");
+      const int iterations = coarsest ? o.coarse_sweeps : o.sweeps;
+      if (o.smoother == Smoother::chebyshev) {
+        level.coefficients = detail::chebyshev_coefficients<T>(ch.lower * level.lambda,
+                                                               ch.upper * level.lambda, iterations);
+        level.w = level.coefficients.residual[0];
+      } else {
+        level.w = T(o.weight / level.lambda);
+      }
     }
-    level.u.emplace(level.A.range(), level.A.label() + ".u");
-    if (l + 1 == o.levels) break;
+    if (l > 0) level.b.emplace(level.A.range(), name + ".b");
+    // Level 0's z is one of its slots; a direct solve needs one.
+    const int slots = level.direct ? 1 : s->slot_count - (l == 0 ? 1 : 0);
+    for (int i = 0; i < slots; ++i)
+      level.slots.emplace_back(level.A.range(), name + ".x" + std::to_string(i));
+    if (coarsest) break;
     auto transfer = detail::make_transfer(level.A, level.shape, injection, l);
     level.R = transfer.R;
     level.P = transfer.P;
     detail::GridShape coarse = level.shape.coarse();
-    s->levels.emplace_back(transfer.coarse, coarse, detail::inverse_diagonal(api, transfer.coarse));
+    s->levels.emplace_back(transfer.coarse, coarse);
   }
   state_ = std::move(s);
+}
+
+template <class T>
+const Vector<T>& Multigrid<T>::slot(int l, int i, const Vector<T>& z) const {
+  const Level& level = state_->levels[l];
+  if (l > 0) return level.slots[static_cast<std::size_t>(i)];
+  const int f = final_slot();
+  return i == f ? z : level.slots[static_cast<std::size_t>(i < f ? i : i - 1)];
 }
 
 template <class T>
@@ -520,30 +692,45 @@ void Multigrid<T>::bind(const Vector<T>& r, const Vector<T>& z) const {
   State& s = *state_;
   auto& programs = s.programs;
   const int L = levels();
-  const int sweeps = s.options.sweeps;
+  const int S = s.slot_count;
   programs.levels.clear();
   programs.levels.resize(static_cast<std::size_t>(L));
   auto b_of = [&](int l) -> const Vector<T>& { return l == 0 ? r : *s.levels[l].b; };
-  auto v_of = [&](int l) -> const Vector<T>& { return l == 0 ? z : *s.levels[l].v; };
-  // Where a level's result lies: v after the post-sweeps; on the coarsest u
-  // after an odd number of sweeps, v after an even one.
+  // Where a level's result lies: after the post-sweeps (from slot 0, sweeps
+  // - 1 moves, then sweeps); on the coarsest after coarse_sweeps - 1 moves,
+  // or in slot 0 from a direct solve.
   auto result_of = [&](int l) -> const Vector<T>& {
-    return l + 1 < L || s.options.coarse_sweeps % 2 == 0 ? v_of(l) : *s.levels[l].u;
+    const int moves = l + 1 < L   ? 2 * s.options.sweeps - 1
+                      : direct(l) ? 0
+                                  : s.options.coarse_sweeps - 1;
+    return slot(l, moves % S, z);
   };
   programs.first.emplace(
-      detail::mg_first_sweep(*s.levels[0].u, s.levels[0].dinv, r, s.levels[0].w));
+      detail::mg_first_sweep(slot(0, 0, z), *s.levels[0].dinv, r, s.levels[0].w));
   for (int l = 0; l < L; ++l) {
     Level& level = s.levels[l];
-    auto& p = programs.levels[l];
-    const Vector<T>& u = *level.u;
-    const Vector<T>& v = v_of(l);
-    p.sweep[0].emplace(detail::mg_sweep(level.A, v, u, level.dinv, b_of(l), level.w));
-    p.sweep[1].emplace(detail::mg_sweep(level.A, u, v, level.dinv, b_of(l), level.w));
+    auto& p = programs.levels[static_cast<std::size_t>(l)];
+    if (direct(l)) break;
+    for (int i = 0; i < S; ++i) {  // the programs that write slot i
+      const Vector<T>& out = slot(l, i, z);
+      const Vector<T>& in = slot(l, (i + S - 1) % S, z);
+      p.sweep[i].emplace(detail::mg_sweep(level.A, out, in, *level.dinv, b_of(l), level.w));
+      if (S == 3) {
+        p.second[i].emplace(
+            detail::chebyshev_second_step(level.A, out, in, *level.dinv, b_of(l), level.scalars));
+        p.step[i].emplace(detail::chebyshev_step(level.A, out, in, slot(l, (i + 1) % S, z),
+                                                 *level.dinv, b_of(l), level.scalars));
+      }
+    }
     if (l + 1 == L) break;
-    const Vector<T>& smoothed = sweeps % 2 == 1 ? u : v;  // after the pre-sweeps
+    const Vector<T>& smoothed = slot(l, (s.options.sweeps - 1) % S, z);  // after the pre-sweeps
     const Level& next = s.levels[l + 1];
-    p.restrict_.emplace(detail::mg_restrict(level.A, *level.R, smoothed, b_of(l), *next.b, *next.u,
-                                            next.dinv, next.w));
+    if (direct(l + 1))
+      p.restrict_residual.emplace(
+          detail::mg_restrict_residual(level.A, *level.R, smoothed, b_of(l), *next.b));
+    else
+      p.restrict_.emplace(detail::mg_restrict(level.A, *level.R, smoothed, b_of(l), *next.b,
+                                              next.slots[0], *next.dinv, next.w));
     p.correct.emplace(detail::mg_correct(*level.P, smoothed, result_of(l + 1)));
   }
   programs.r = r.storage_id();
@@ -551,18 +738,42 @@ void Multigrid<T>::bind(const Vector<T>& r, const Vector<T>& z) const {
 }
 
 template <class T>
+void Multigrid<T>::smooth(int l, int j, bool from_zero, int& at) const {
+  State& s = *state_;
+  Level& level = s.levels[l];
+  auto& p = s.programs.levels[static_cast<std::size_t>(l)];
+  at = (at + 1) % s.slot_count;
+  if (!chebyshev() || j == 0) {  // Jacobi, or Chebyshev's x_1 = x_0 + s D^-1 (b - A x_0)
+    (*p.sweep[at])();
+    return;
+  }
+  level.coefficients.set(level.scalars, j);
+  if (from_zero && j == 1)
+    (*p.second[at])();
+  else
+    (*p.step[at])();
+}
+
+template <class T>
 void Multigrid<T>::cycle(int l) const {
   State& s = *state_;
-  auto& p = s.programs.levels[l];
+  auto& p = s.programs.levels[static_cast<std::size_t>(l)];
   const bool coarsest = l + 1 == levels();
-  int at = 0;  // the iterate is in u (0) or v (1); the first sweep wrote u
-  for (int k = 1; k < (coarsest ? s.options.coarse_sweeps : s.options.sweeps); ++k, at ^= 1)
-    (*p.sweep[at])();
+  if (coarsest && direct(l)) {
+    s.levels[l].direct->solve(*s.levels[l].b, s.levels[l].slots[0]);
+    return;
+  }
+  int at = 0;  // the first iteration from 0 wrote slot 0
+  for (int j = 1; j < (coarsest ? s.options.coarse_sweeps : s.options.sweeps); ++j)
+    smooth(l, j, true, at);
   if (coarsest) return;
-  (*p.restrict_)();
+  if (p.restrict_)
+    (*p.restrict_)();
+  else
+    (*p.restrict_residual)();
   cycle(l + 1);
   (*p.correct)();
-  for (int k = 0; k < s.options.sweeps; ++k, at ^= 1) (*p.sweep[at])();
+  for (int j = 0; j < s.options.sweeps; ++j) smooth(l, j, false, at);
 }
 
 template <class T>
@@ -591,19 +802,30 @@ std::string Multigrid<T>::explain() const {
     if (per_run * runs > 0) out << "    " << what << ": " << per_run * runs << " kernel(s)\n";
     total += per_run * runs;
   };
-  out << "kfuse::pc::multigrid: V-cycle over " << levels() << " levels\n";
+  const char* smoother = chebyshev() ? "Chebyshev" : "Jacobi";
+  out << "kfuse::pc::multigrid: V-cycle over " << levels() << " levels, " << smoother
+      << " smoothing\n";
   for (int l = 0; l < levels(); ++l) {
     const Level& level = s.levels[l];
     const bool coarsest = l + 1 == levels();
     out << "  level " << l << ": grid " << level.shape.describe() << ", " << level.A.global_rows()
-        << " rows, " << level.A.global_nnz() << " entries, w = " << double(level.w.value()) << "\n";
+        << " rows, " << level.A.global_nnz() << " entries";
+    if (direct(l)) {
+      out << "\n    x = A^-1 b: exact LU on every rank (" << level.direct->factor_entries()
+          << " entries), one allgather, no kernel of kfuse's\n";
+      break;
+    }
+    out << ", lambda_max(D^-1 A) ~ " << level.lambda << "\n";
     if (l == 0) kernels(Programs::First::kernel_count, 1, "x = w D^-1 b");
     const int pre = (coarsest ? s.options.coarse_sweeps : s.options.sweeps) - 1;
-    kernels(Programs::Sweep::kernel_count, pre, "x += w D^-1 (b - A x)");
+    kernels(Programs::Sweep::kernel_count, pre, "smoother iteration");
     if (coarsest) break;
-    kernels(Programs::Restrict::kernel_count, 1, "t = b - A x | b_c = R t, x_c = w_c D_c^-1 b_c");
+    if (direct(l + 1))
+      kernels(Programs::RestrictResidual::kernel_count, 1, "t = b - A x | b_c = R t");
+    else
+      kernels(Programs::Restrict::kernel_count, 1, "t = b - A x | b_c = R t, x_c = w_c D_c^-1 b_c");
     kernels(Programs::Correct::kernel_count, 1, "x += P x_c");
-    kernels(Programs::Sweep::kernel_count, s.options.sweeps, "x += w D^-1 (b - A x)");
+    kernels(Programs::Sweep::kernel_count, s.options.sweeps, "smoother iteration");
   }
   out << "  " << total << " kernels per V-cycle, no allreduce\n";
   return out.str();

@@ -22,16 +22,13 @@
 #include <utility>
 #include <vector>
 
-#include <KokkosKernels_Handle.hpp>
-#include <KokkosSparse_spiluk.hpp>
-#include <KokkosSparse_sptrsv.hpp>
 #include <Kokkos_Core.hpp>
 
 #include "kfuse/array/vector.hpp"
 #include "kfuse/core/error.hpp"
-#include "kfuse/core/kokkos_compat.hpp"
 #include "kfuse/exec/eager.hpp"
 #include "kfuse/solvers/options.hpp"
+#include "kfuse/solvers/sparse_lu.hpp"
 #include "kfuse/solvers/system.hpp"
 #include "kfuse/sparse/csr_matrix.hpp"
 
@@ -85,24 +82,8 @@ class BlockJacobiIlu0 {
  private:
   using size_type = typename CsrMatrix<T>::offset_type;
   using ordinal_type = typename CsrMatrix<T>::ordinal_type;
-  using Handle = KokkosKernels::Experimental::KokkosKernelsHandle<
-      size_type, ordinal_type, T, detail::ExecSpace, detail::MemSpace, detail::MemSpace>;
-  using RowMapView = Kokkos::View<size_type*, detail::MemSpace>;
-  using EntriesView = Kokkos::View<ordinal_type*, detail::MemSpace>;
-  using ValuesView = Kokkos::View<T*, detail::MemSpace>;
-  struct Triangle {
-    RowMapView row_map;
-    EntriesView entries;
-    ValuesView values;
-    Handle handle;
-  };
-  struct Factors {
-    explicit Factors(RowMap r) : rows(std::move(r)) {}
-    RowMap rows;
-    Triangle lower, upper;
-    ValuesView scratch;  // L^-1 r
-  };
-  std::shared_ptr<Factors> factors_;
+  RowMap rows_;
+  std::shared_ptr<detail::SparseLu<T>> factors_;
 };
 
 template <class T>
@@ -111,7 +92,7 @@ BlockJacobiIlu0<T> bjacobi_ilu0(const CsrMatrix<T>& A) {
 }
 
 template <class T>
-BlockJacobiIlu0<T>::BlockJacobiIlu0(const CsrMatrix<T>& A) {
+BlockJacobiIlu0<T>::BlockJacobiIlu0(const CsrMatrix<T>& A) : rows_(A.range()) {
   constexpr const char* api = "kfuse::pc::bjacobi_ilu0";
   detail::check_square_blocks(api, A);
   const index_t n = A.local_rows();
@@ -120,101 +101,49 @@ BlockJacobiIlu0<T>::BlockJacobiIlu0(const CsrMatrix<T>& A) {
   const auto row_ptr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_ptr());
   const auto col_idx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.col_idx());
   const auto values = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.values());
-  std::vector<size_type> block_rows(static_cast<std::size_t>(n) + 1, 0);
-  std::vector<ordinal_type> block_cols;
-  std::vector<T> block_values;
-  index_t no_diagonal = 0;
+  detail::HostCsr<T> block;
+  std::vector<std::pair<ordinal_type, T>> row;
   for (index_t i = 0; i < n; ++i) {
-    std::vector<std::pair<ordinal_type, T>> row;
+    row.clear();
     for (auto k = row_ptr(i); k < row_ptr(i + 1); ++k)
       if (col_idx(k) < n) row.emplace_back(col_idx(k), values(k));
     std::sort(row.begin(), row.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
-    bool diagonal = false;
     for (const auto& [c, v] : row) {
-      diagonal = diagonal || (c == i && v != T(0));
-      block_cols.push_back(c);
-      block_values.push_back(v);
+      block.cols.push_back(c);
+      block.values.push_back(v);
     }
-    if (!diagonal) ++no_diagonal;
-    block_rows[i + 1] = static_cast<size_type>(block_cols.size());
+    block.rows.push_back(static_cast<size_type>(block.cols.size()));
   }
   std::string error;
-  if (no_diagonal > 0)
+  if (const index_t missing = block.rows_without_diagonal(); missing > 0)
     error = detail::error_message(api, ": ILU(0) needs a nonzero diagonal entry in every row, but ",
-                                  no_diagonal, " row(s) of '", A.label(),
+                                  missing, " row(s) of '", A.label(),
                                   "' have none on this rank (PETSc: zero pivot)");
   A.range().comm().agree_or_throw(error);
 
-  // Allocations and Kokkos Kernels' factorisation, agreed on: a rank that
-  // fails (memory) throws on every rank, not only on its own.
-  auto f = std::make_shared<Factors>(A.range());
+  // Kokkos Kernels' factorisation, agreed on: a rank that fails (memory)
+  // throws on every rank, not only on its own.
   A.range().comm().agree_on([&] {
-    auto to_device = [](const auto& host, const std::string& label) {
-      using V = std::remove_cv_t<std::remove_reference_t<decltype(host)>>;
-      Kokkos::View<typename V::value_type*, detail::MemSpace> out(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, label), host.size());
-      Kokkos::deep_copy(
-          out, Kokkos::View<const typename V::value_type*, Kokkos::HostSpace,
-                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(), host.size()));
-      return out;
-    };
-    const auto a_rows = to_device(block_rows, A.label() + ".block.rows");
-    const auto a_cols = to_device(block_cols, A.label() + ".block.cols");
-    const auto a_values = to_device(block_values, A.label() + ".block.values");
-
-    const auto nnz = static_cast<size_type>(block_cols.size());
-    const ordinal_type fill_level = 0;
-    Handle ilu;
-    ilu.create_spiluk_handle(KokkosSparse::Experimental::SPILUKAlgorithm::SEQLVLSCHD_TP1, n, nnz,
-                             nnz);
-    Triangle& L = f->lower;
-    Triangle& U = f->upper;
-    L.row_map = RowMapView(A.label() + ".ilu.L.rows", n + 1);
-    U.row_map = RowMapView(A.label() + ".ilu.U.rows", n + 1);
-    L.entries = EntriesView(A.label() + ".ilu.L.cols", nnz);
-    U.entries = EntriesView(A.label() + ".ilu.U.cols", nnz);
-    detail::kk_factorization::spiluk_symbolic(&ilu, fill_level, a_rows, a_cols, L.row_map,
-                                              L.entries, U.row_map, U.entries);
-    Kokkos::resize(L.entries, ilu.get_spiluk_handle()->get_nnzL());
-    Kokkos::resize(U.entries, ilu.get_spiluk_handle()->get_nnzU());
-    L.values = ValuesView(A.label() + ".ilu.L.values", L.entries.extent(0));
-    U.values = ValuesView(A.label() + ".ilu.U.values", U.entries.extent(0));
-    detail::kk_factorization::spiluk_numeric(&ilu, fill_level, a_rows, a_cols, a_values, L.row_map,
-                                             L.entries, L.values, U.row_map, U.entries, U.values);
-    ilu.destroy_spiluk_handle();
-
-    for (Triangle* t : {&L, &U}) {
-      t->handle.create_sptrsv_handle(KokkosSparse::Experimental::SPTRSVAlgorithm::SEQLVLSCHD_TP1, n,
-                                     t == &L);
-      detail::kk_factorization::sptrsv_symbolic(&t->handle, t->row_map, t->entries);
-    }
-    f->scratch = ValuesView(A.label() + ".ilu.scratch", n);
+    factors_ = std::make_shared<detail::SparseLu<T>>(A.label() + ".ilu", block, 0,
+                                                     detail::TriangularSolve::level_scheduled);
   });
-  factors_ = std::move(f);
 }
 
 template <class T>
 void BlockJacobiIlu0<T>::operator()(const Vector<T>& r, Vector<T>& z) const {
   std::string error;
-  if (r.row_map() != factors_->rows || z.row_map() != factors_->rows)
+  if (r.row_map() != rows_ || z.row_map() != rows_)
     error =
         detail::error_message("kfuse::pc::bjacobi_ilu0: r ('", r.label(), "') and z ('", z.label(),
-                              "') must lie on the matrix's rows (", factors_->rows.describe(), ")");
-  factors_->rows.comm().agree_or_throw(error);
+                              "') must lie on the matrix's rows (", rows_.describe(), ")");
+  rows_.comm().agree_or_throw(error);
   apply(r, z);
 }
 
 template <class T>
 void BlockJacobiIlu0<T>::apply(const Vector<T>& r, Vector<T>& z) const {
-  Triangle& L = factors_->lower;
-  Triangle& U = factors_->upper;
-  const ValuesView rhs = r.view();
-  detail::kk_factorization::sptrsv_solve(&L.handle, L.row_map, L.entries, L.values, rhs,
-                                         factors_->scratch);
-  const ValuesView out = z.view();
-  detail::kk_factorization::sptrsv_solve(&U.handle, U.row_map, U.entries, U.values,
-                                         factors_->scratch, out);
+  factors_->solve(r.view(), z.view());
   z.mark_halo_stale();  // written outside kfuse's statements: no ghost buffer holds it
 }
 
