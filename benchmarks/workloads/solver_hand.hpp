@@ -81,4 +81,23 @@ void overlapped_rows(const std::string& label, const Matrix& A, const ColumnVect
   for (unsigned m = 0; m < M; ++m) sums[m] += part[m];
 }
 
+/// The same for a body without sums: `make(row_of)` is a parallel_for body
+/// over launch indices k.
+template <class Make>
+void overlapped_rows_for(const std::string& label, const Matrix& A, const ColumnVector& x,
+                         const Make& make) {
+  GhostImport<double>& plan = A.import_plan();
+  plan.start(x.owned_part(), x.ghosts());
+  const Rows interior = A.interior_rows(), boundary = A.boundary_rows();
+  if (const auto& range = A.interior_range())
+    Kokkos::parallel_for(label, IndexRange(0, range->second - range->first),
+                         make(RowsFrom{range->first}));
+  else
+    Kokkos::parallel_for(label, IndexRange(0, std::int64_t(interior.extent(0))),
+                         make(ListedRows{interior}));
+  plan.finish();
+  Kokkos::parallel_for(label + ":boundary", IndexRange(0, std::int64_t(boundary.extent(0))),
+                       make(ListedRows{boundary}));
+}
+
 }  // namespace kfuse::bench::solvers::hand

@@ -14,9 +14,11 @@
 
 #include <petscksp.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "gmg.hpp"
 #include "solvers.hpp"
 
 namespace kfuse::bench::solvers {
@@ -37,37 +39,48 @@ void ensure_petsc() {
   if (!up) KFUSE_BENCH_PETSC(PetscInitializeNoArguments());
 }
 
+/// A as an MPIAIJ matrix on the same rows, preallocated exactly.
+Mat petsc_matrix(const Matrix& A) {
+  const MPI_Comm comm = A.range().comm().native();
+  const PetscInt rows = PetscInt(A.local_rows()), first = PetscInt(A.range().local_begin());
+  const auto entries = detail::local_triplets(A);  // by row, then column
+  std::vector<PetscInt> diagonal(std::size_t(rows), 0), off_diagonal(std::size_t(rows), 0);
+  for (const auto& e : entries)
+    ++(A.domain().owns(e.col) ? diagonal : off_diagonal)[std::size_t(e.row - first)];
+  Mat M = nullptr;
+  KFUSE_BENCH_PETSC(MatCreateAIJ(comm, rows, PetscInt(A.domain().local_size()),
+                                 PetscInt(A.global_rows()), PetscInt(A.global_cols()), 0,
+                                 diagonal.data(), 0, off_diagonal.data(), &M));
+  std::vector<PetscInt> columns;
+  std::vector<PetscScalar> values;
+  for (std::size_t k = 0; k < entries.size();) {
+    const PetscInt row = PetscInt(entries[k].row);
+    columns.clear();
+    values.clear();
+    for (; k < entries.size() && entries[k].row == row; ++k) {
+      columns.push_back(PetscInt(entries[k].col));
+      values.push_back(entries[k].value);
+    }
+    KFUSE_BENCH_PETSC(MatSetValues(M, 1, &row, PetscInt(columns.size()), columns.data(),
+                                   values.data(), INSERT_VALUES));
+  }
+  KFUSE_BENCH_PETSC(MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY));
+  KFUSE_BENCH_PETSC(MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY));
+  return M;
+}
+
+/// Sets up the KSP's preconditioner (PCNONE when empty).
+using PcSetup = std::function<void(PC)>;
+
 class PetscSolve final : public Variant {
  public:
-  PetscSolve(const Setup& setup, Matrix A, KSPType type, KSPNormType norm, Figures figures)
+  PetscSolve(const Setup& setup, Matrix A, KSPType type, KSPNormType norm, Figures figures,
+             const PcSetup& pc_setup = {})
       : A_(std::move(A)), b_(make_rhs(A_)), iterations_(setup.iterations), figures_(figures) {
     ensure_petsc();
     const MPI_Comm comm = A_.range().comm().native();
-    const PetscInt rows = PetscInt(A_.local_rows()), first = PetscInt(A_.range().local_begin());
-
-    // The matrix, row by row, with exact preallocation.
-    const auto entries = detail::local_triplets(A_);  // by row, then column
-    std::vector<PetscInt> diagonal(std::size_t(rows), 0), off_diagonal(std::size_t(rows), 0);
-    for (const auto& e : entries)
-      ++(A_.domain().owns(e.col) ? diagonal : off_diagonal)[std::size_t(e.row - first)];
-    KFUSE_BENCH_PETSC(MatCreateAIJ(comm, rows, PetscInt(A_.domain().local_size()),
-                                   PetscInt(A_.global_rows()), PetscInt(A_.global_cols()), 0,
-                                   diagonal.data(), 0, off_diagonal.data(), &M_));
-    std::vector<PetscInt> columns;
-    std::vector<PetscScalar> values;
-    for (std::size_t k = 0; k < entries.size();) {
-      const PetscInt row = PetscInt(entries[k].row);
-      columns.clear();
-      values.clear();
-      for (; k < entries.size() && entries[k].row == row; ++k) {
-        columns.push_back(PetscInt(entries[k].col));
-        values.push_back(entries[k].value);
-      }
-      KFUSE_BENCH_PETSC(MatSetValues(M_, 1, &row, PetscInt(columns.size()), columns.data(),
-                                     values.data(), INSERT_VALUES));
-    }
-    KFUSE_BENCH_PETSC(MatAssemblyBegin(M_, MAT_FINAL_ASSEMBLY));
-    KFUSE_BENCH_PETSC(MatAssemblyEnd(M_, MAT_FINAL_ASSEMBLY));
+    const PetscInt rows = PetscInt(A_.local_rows());
+    M_ = petsc_matrix(A_);
 
     // b, the same values as every variant's.
     KFUSE_BENCH_PETSC(MatCreateVecs(M_, &x_, &pb_));
@@ -82,7 +95,10 @@ class PetscSolve final : public Variant {
     KFUSE_BENCH_PETSC(KSPSetType(ksp_, type));
     PC pc;
     KFUSE_BENCH_PETSC(KSPGetPC(ksp_, &pc));
-    KFUSE_BENCH_PETSC(PCSetType(pc, PCNONE));
+    if (pc_setup)
+      pc_setup(pc);
+    else
+      KFUSE_BENCH_PETSC(PCSetType(pc, PCNONE));
     KFUSE_BENCH_PETSC(KSPSetNormType(ksp_, norm));
     KFUSE_BENCH_PETSC(KSPSetTolerances(ksp_, 0.0, 0.0, 1e300, PetscInt(iterations_)));
     KFUSE_BENCH_PETSC(KSPSetUp(ksp_));
@@ -166,6 +182,59 @@ KFUSE_BENCH_REGISTER(register_variant("bicgstab", "petsc", [](const Setup& s) {
   Matrix A = bicgstab_matrix(s);
   const Figures f = petsc_figures(A, 12, 4, 2, 216, 2);
   return std::make_unique<PetscSolve>(s, std::move(A), KSPBCGS, KSP_NORM_UNPRECONDITIONED, f);
+}));
+
+// gmg: KSPCG + PCMG with kfuse's hierarchy (gmg.hpp): its interpolation and
+// restriction, Galerkin coarse operators (PETSc computes R A P itself),
+// Richardson + PCJACOBI smoothers with kfuse's weights, one V-cycle; the
+// natural norm (r.z, no extra reduction). Operations per iteration (PETSc
+// 3.18's KSPSolve_CG, PCMGMCycle_Private, KSPSolve_Richardson): CG's MatMult,
+// 2 VecDot, 3 vector updates; the V-cycle's pre-sweep from 0 (VecSet,
+// VecCopy, PCApply, VecAXPY), MatResidual (MatMult, VecAYPX), MatRestrict,
+// the coarse sweep from 0 (4), MatInterpolateAdd, the post-sweep (MatMult,
+// VecAYPX, PCApply, VecAXPY): 6 + 16 declared as kernels.
+KFUSE_BENCH_REGISTER(register_variant("gmg", "petsc", [](const Setup& s) {
+  Matrix A = cg_matrix(s);
+  const pc::Multigrid<double> hierarchy = pc::multigrid(A, gmg_shape(s), gmg_options());
+  const pc::MultigridOptions o = hierarchy.options();
+  auto setup = [hierarchy, o](PC pc) {
+    const int L = hierarchy.levels();
+    KFUSE_BENCH_PETSC(PCSetType(pc, PCMG));
+    KFUSE_BENCH_PETSC(PCMGSetLevels(pc, L, nullptr));
+    KFUSE_BENCH_PETSC(PCMGSetType(pc, PC_MG_MULTIPLICATIVE));
+    KFUSE_BENCH_PETSC(PCMGSetCycleType(pc, PC_MG_CYCLE_V));
+    KFUSE_BENCH_PETSC(PCMGSetGalerkin(pc, PC_MG_GALERKIN_BOTH));
+    for (int l = 0; l < L; ++l) {  // kfuse's level l is PETSc's L - 1 - l
+      const int k = L - 1 - l;
+      if (l + 1 < L) {
+        Mat P = petsc_matrix(hierarchy.interpolation(l));
+        Mat R = petsc_matrix(hierarchy.restriction(l));
+        KFUSE_BENCH_PETSC(PCMGSetInterpolation(pc, k, P));
+        KFUSE_BENCH_PETSC(PCMGSetRestriction(pc, k, R));
+        MatDestroy(&P);
+        MatDestroy(&R);
+      }
+      KSP smoother;
+      if (k == 0)
+        KFUSE_BENCH_PETSC(PCMGGetCoarseSolve(pc, &smoother));
+      else
+        KFUSE_BENCH_PETSC(PCMGGetSmoother(pc, k, &smoother));
+      KFUSE_BENCH_PETSC(KSPSetType(smoother, KSPRICHARDSON));
+      KFUSE_BENCH_PETSC(KSPRichardsonSetScale(smoother, hierarchy.jacobi_weight(l)));
+      PC jacobi;
+      KFUSE_BENCH_PETSC(KSPGetPC(smoother, &jacobi));
+      KFUSE_BENCH_PETSC(PCSetType(jacobi, PCJACOBI));
+      KFUSE_BENCH_PETSC(KSPSetNormType(smoother, KSP_NORM_NONE));
+      KFUSE_BENCH_PETSC(KSPSetConvergenceTest(smoother, KSPConvergedSkip, nullptr, nullptr));
+      KFUSE_BENCH_PETSC(KSPSetTolerances(smoother, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT,
+                                         k == 0 ? o.coarse_sweeps : o.sweeps));
+    }
+  };
+  Figures f;  // PETSc launches no Kokkos kernels to count: declared, see above
+  f.kernels = 6 + 16;
+  f.allreduces = 2;
+  f.exchanges = 1 + gmg_cycle_products(o);
+  return std::make_unique<PetscSolve>(s, std::move(A), KSPCG, KSP_NORM_NATURAL, f, setup);
 }));
 
 }  // namespace

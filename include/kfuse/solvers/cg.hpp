@@ -92,6 +92,35 @@ auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const 
       });
 }
 
+/// Preconditioned CG with an operator M, the step to the new x and r (p,
+/// rz and the CgScalars bound; Ap its temporary): 2 kernels.
+template <class Policy = Fused, class Apply, class V, class T>
+auto pcg_step(const Apply& apply, const V& x, const V& r, const V& p, const Scalar<T>& rz,
+              const CgScalars<T>& c) {
+  return fuse<Policy>(x, r, p, c.rr, rz, c.pAp, c.pp, c.rq_max, c.alpha, temporary<T>,
+                      [apply](auto x, auto r, auto p, auto rr, auto rz, auto pAp, auto pp,
+                              auto rq_max, auto alpha, auto Ap) {
+                        return seq(assign(Ap, apply(p)),  // kernel 1
+                                   reduce(pAp, dot(p, Ap)), reduce(pp, dot(p, p)),
+                                   assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),
+                                   assign(alpha, step_length(rz, pAp, pp, rq_max)),
+                                   assign(x, x + alpha * p),  // kernel 2
+                                   assign(r, r - alpha * Ap), reduce(rr, dot(r, r)));
+                      });
+}
+
+/// ... and, once z = M r, the new direction: 2 kernels.
+template <class Policy = Fused, class V, class T>
+auto pcg_direction(const V& r, const V& z, const V& p, const Scalar<T>& rz,
+                   const Scalar<T>& rz_new, const Scalar<T>& beta) {
+  return fuse<Policy>(r, z, p, rz, rz_new, beta,
+                      [](auto r, auto z, auto p, auto rz, auto rz_new, auto beta) {
+                        return seq(reduce(rz_new, dot(r, z)),  // kernel 3
+                                   assign(beta, rz_new / rz), assign(rz, rz_new),
+                                   assign(p, z + beta * p));  // kernel 4
+                      });
+}
+
 /// The preconditioned CG's stop on r.z (PETSc's KSPCG): NaN ("not finite"),
 /// exactly 0 while r is not ("breakdown": M r is orthogonal to r), or of
 /// the other sign than the previous r.z ("indefinite preconditioner",
@@ -194,22 +223,8 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
       return convergence.finish(result);
     }
     p = z;
-    auto step = fuse(x, r, p, rr, rz, pAp, pp, rq_max, alpha, temporary<T>,
-                     [apply](auto x, auto r, auto p, auto rr, auto rz, auto pAp, auto pp,
-                             auto rq_max, auto alpha, auto Ap) {
-                       return seq(assign(Ap, apply(p)),  // kernel 1
-                                  reduce(pAp, dot(p, Ap)), reduce(pp, dot(p, p)),
-                                  assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),
-                                  assign(alpha, step_length(rz, pAp, pp, rq_max)),
-                                  assign(x, x + alpha * p),  // kernel 2
-                                  assign(r, r - alpha * Ap), reduce(rr, dot(r, r)));
-                     });
-    auto direction = fuse(r, z, p, rz, rz_new, beta,
-                          [](auto r, auto z, auto p, auto rz, auto rz_new, auto beta) {
-                            return seq(reduce(rz_new, dot(r, z)),  // kernel 3
-                                       assign(beta, rz_new / rz), assign(rz, rz_new),
-                                       assign(p, z + beta * p));  // kernel 4
-                          });
+    auto step = pcg_step(apply, x, r, p, rz, c);
+    auto direction = pcg_direction(r, z, p, rz, rz_new, beta);
     static_assert(decltype(step)::kernel_count == 2 && decltype(direction)::kernel_count == 2,
                   "kfuse::cg: a preconditioned iteration must fuse into 4 kernels");
     return iterate(step, [&](T before) {

@@ -206,22 +206,22 @@ auto chebyshev_first_step(const Vector<T>& x1, const Vector<T>& dinv, const Vect
 }
 
 /// x_2 = current x_1 + residual D^-1 (r - A x_1) (x_0 = 0).
-template <class T>
+template <class Policy = Fused, class T>
 auto chebyshev_second_step(const CsrMatrix<T>& A, const Vector<T>& x2, const Vector<T>& x1,
                            const Vector<T>& dinv, const Vector<T>& r,
                            const ChebyshevScalars<T>& c) {
-  return fuse(x2, x1, dinv, r, c.current, c.residual,
-              [A](auto x2, auto x1, auto dinv, auto r, auto current, auto s) {
-                return seq(assign(x2, current * x1 + s * (dinv * (r - A * x1))));
-              });
+  return fuse<Policy>(x2, x1, dinv, r, c.current, c.residual,
+                      [A](auto x2, auto x1, auto dinv, auto r, auto current, auto s) {
+                        return seq(assign(x2, current * x1 + s * (dinv * (r - A * x1))));
+                      });
 }
 
 /// x_next = previous x_prev + current x + residual D^-1 (r - A x).
-template <class T>
+template <class Policy = Fused, class T>
 auto chebyshev_step(const CsrMatrix<T>& A, const Vector<T>& next, const Vector<T>& x,
                     const Vector<T>& prev, const Vector<T>& dinv, const Vector<T>& r,
                     const ChebyshevScalars<T>& c) {
-  return fuse(
+  return fuse<Policy>(
       next, x, prev, dinv, r, c.previous, c.current, c.residual,
       [A](auto next, auto x, auto prev, auto dinv, auto r, auto previous, auto current, auto s) {
         return seq(assign(next, previous * prev + current * x + s * (dinv * (r - A * x))));

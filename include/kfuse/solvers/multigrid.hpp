@@ -348,72 +348,83 @@ GridTransfer<T> make_transfer(const CsrMatrix<T>& A, const GridShape& fine, bool
 // are chebyshev.hpp's.
 
 /// x = w D^-1 b: the first sweep from x = 0.
-template <class T>
+template <class Policy = Fused, class T>
 auto mg_first_sweep(const Vector<T>& x, const Vector<T>& dinv, const Vector<T>& b,
                     const Scalar<T>& w) {
-  return fuse(x, dinv, b, w,
-              [](auto x, auto dinv, auto b, auto w) { return seq(assign(x, w * (dinv * b))); });
+  return fuse<Policy>(x, dinv, b, w, [](auto x, auto dinv, auto b, auto w) {
+    return seq(assign(x, w * (dinv * b)));
+  });
 }
 
 /// out = in + w D^-1 (b - A in).
-template <class T>
+template <class Policy = Fused, class T>
 auto mg_sweep(const CsrMatrix<T>& A, const Vector<T>& out, const Vector<T>& in,
               const Vector<T>& dinv, const Vector<T>& b, const Scalar<T>& w) {
-  return fuse(out, in, dinv, b, w, [A](auto out, auto in, auto dinv, auto b, auto w) {
+  return fuse<Policy>(out, in, dinv, b, w, [A](auto out, auto in, auto dinv, auto b, auto w) {
     return seq(assign(out, in + w * (dinv * (b - A * in))));
   });
 }
 
 /// t = b - A x; b_c = R t; x_c = w_c D_c^-1 b_c (the coarse level's first sweep).
-template <class T>
+template <class Policy = Fused, class T>
 auto mg_restrict(const CsrMatrix<T>& A, const CsrMatrix<T>& R, const Vector<T>& x,
                  const Vector<T>& b, const Vector<T>& bc, const Vector<T>& xc,
                  const Vector<T>& dinvc, const Scalar<T>& wc) {
-  return fuse(x, b, bc, xc, dinvc, wc, temporary<T>,
-              [A, R](auto x, auto b, auto bc, auto xc, auto dinvc, auto wc, auto t) {
-                return seq(assign(t, b - A * x),  // kernel 1 (fine rows)
-                           assign(bc, R * t),     // kernel 2 (coarse rows)
-                           assign(xc, wc * (dinvc * bc)));
-              });
+  return fuse<Policy>(x, b, bc, xc, dinvc, wc, temporary<T>,
+                      [A, R](auto x, auto b, auto bc, auto xc, auto dinvc, auto wc, auto t) {
+                        return seq(assign(t, b - A * x),  // kernel 1 (fine rows)
+                                   assign(bc, R * t),     // kernel 2 (coarse rows)
+                                   assign(xc, wc * (dinvc * bc)));
+                      });
 }
 
 /// t = b - A x; b_c = R t (into a direct coarse solve).
-template <class T>
+template <class Policy = Fused, class T>
 auto mg_restrict_residual(const CsrMatrix<T>& A, const CsrMatrix<T>& R, const Vector<T>& x,
                           const Vector<T>& b, const Vector<T>& bc) {
-  return fuse(x, b, bc, temporary<T>, [A, R](auto x, auto b, auto bc, auto t) {
+  return fuse<Policy>(x, b, bc, temporary<T>, [A, R](auto x, auto b, auto bc, auto t) {
     return seq(assign(t, b - A * x), assign(bc, R * t));
   });
 }
 
 /// x += P x_c.
-template <class T>
+template <class Policy = Fused, class T>
 auto mg_correct(const CsrMatrix<T>& P, const Vector<T>& x, const Vector<T>& xc) {
-  return fuse(x, xc, [P](auto x, auto xc) { return seq(assign(x, x + P * xc)); });
+  return fuse<Policy>(x, xc, [P](auto x, auto xc) { return seq(assign(x, x + P * xc)); });
 }
 
-template <class T>
+/// The V-cycle's programs under a fusion policy (kfuse::pc::multigrid runs
+/// Fused; the benchmarks build the others).
+template <class T, class Policy = Fused>
 struct MultigridPrograms {
   template <class V>
   static const V& any();
-  using First = decltype(mg_first_sweep(any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>(),
-                                        any<Scalar<T>>()));
-  using Sweep = decltype(mg_sweep(any<CsrMatrix<T>>(), any<Vector<T>>(), any<Vector<T>>(),
-                                  any<Vector<T>>(), any<Vector<T>>(), any<Scalar<T>>()));
-  using Restrict = decltype(mg_restrict(any<CsrMatrix<T>>(), any<CsrMatrix<T>>(), any<Vector<T>>(),
-                                        any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>(),
-                                        any<Vector<T>>(), any<Scalar<T>>()));
+  using First = decltype(mg_first_sweep<Policy>(any<Vector<T>>(), any<Vector<T>>(),
+                                                any<Vector<T>>(), any<Scalar<T>>()));
+  using Sweep = decltype(mg_sweep<Policy>(any<CsrMatrix<T>>(), any<Vector<T>>(), any<Vector<T>>(),
+                                          any<Vector<T>>(), any<Vector<T>>(), any<Scalar<T>>()));
+  using Restrict = decltype(mg_restrict<Policy>(
+      any<CsrMatrix<T>>(), any<CsrMatrix<T>>(), any<Vector<T>>(), any<Vector<T>>(),
+      any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>(), any<Scalar<T>>()));
   using RestrictResidual =
-      decltype(mg_restrict_residual(any<CsrMatrix<T>>(), any<CsrMatrix<T>>(), any<Vector<T>>(),
-                                    any<Vector<T>>(), any<Vector<T>>()));
-  using Correct = decltype(mg_correct(any<CsrMatrix<T>>(), any<Vector<T>>(), any<Vector<T>>()));
-  using Second = typename ChebyshevSteps<T>::Second;  // Chebyshev's x_2 from x_0 = 0
-  using Step = typename ChebyshevSteps<T>::Step;      // Chebyshev's later iterations
-  static_assert(First::kernel_count == 1 && Sweep::kernel_count == 1 &&
-                    Restrict::kernel_count == 2 && RestrictResidual::kernel_count == 2 &&
-                    Correct::kernel_count == 1,
-                "kfuse::pc::multigrid: a sweep, the correction and the first sweep must fuse into "
-                "one kernel each, the residual and restriction into two");
+      decltype(mg_restrict_residual<Policy>(any<CsrMatrix<T>>(), any<CsrMatrix<T>>(),
+                                            any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>()));
+  using Correct =
+      decltype(mg_correct<Policy>(any<CsrMatrix<T>>(), any<Vector<T>>(), any<Vector<T>>()));
+  // Chebyshev's x_2 from x_0 = 0, and its later iterations.
+  using Second = decltype(chebyshev_second_step<Policy>(
+      any<CsrMatrix<T>>(), any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>(),
+      any<ChebyshevScalars<T>>()));
+  using Step = decltype(chebyshev_step<Policy>(any<CsrMatrix<T>>(), any<Vector<T>>(),
+                                               any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>(),
+                                               any<Vector<T>>(), any<ChebyshevScalars<T>>()));
+  static_assert(!std::is_same_v<Policy, Fused> ||
+                    (First::kernel_count == 1 && Sweep::kernel_count == 1 &&
+                     Restrict::kernel_count == 2 && RestrictResidual::kernel_count == 2 &&
+                     Correct::kernel_count == 1 && Second::kernel_count == 1 &&
+                     Step::kernel_count == 1),
+                "kfuse::pc::multigrid: a smoother iteration, the correction and the first sweep "
+                "must fuse into one kernel each, the residual and restriction into two");
 
   /// A level's programs, by the slot each writes (the iterate moves from
   /// slot i to slot i + 1 mod the slot count at every smoother iteration).
@@ -506,8 +517,9 @@ class RedundantLu {
 namespace kfuse::pc {
 
 /// Geometric multigrid (see the file comment). A handle: copies share the
-/// hierarchy, work vectors and programs.
-template <class T>
+/// hierarchy, work vectors and programs. `Policy`: how the V-cycle's
+/// programs fuse (kfuse::Fused; the benchmarks also build Unfused).
+template <class T, class Policy = Fused>
 class Multigrid {
  public:
   /// Collective: `shape` is the grid of A's rows (1 to 3 extents, row-major,
@@ -561,7 +573,7 @@ class Multigrid {
     MultigridOptions options;
     int slot_count = 2;  // iterates a smoother keeps: 2 (Jacobi) or 3 (Chebyshev)
     std::vector<Level> levels;
-    detail::MultigridPrograms<T> programs;
+    detail::MultigridPrograms<T, Policy> programs;
   };
   bool chebyshev() const { return state_->options.smoother == Smoother::chebyshev; }
   bool direct(int l) const { return state_->levels[l].direct != nullptr; }
@@ -576,15 +588,15 @@ class Multigrid {
   std::shared_ptr<State> state_;
 };
 
-template <class T>
-Multigrid<T> multigrid(const CsrMatrix<T>& A, std::vector<index_t> shape,
-                       const MultigridOptions& options = {}) {
-  return Multigrid<T>(A, std::move(shape), options);
+template <class Policy = Fused, class T>
+Multigrid<T, Policy> multigrid(const CsrMatrix<T>& A, std::vector<index_t> shape,
+                               const MultigridOptions& options = {}) {
+  return Multigrid<T, Policy>(A, std::move(shape), options);
 }
 
-template <class T>
-Multigrid<T>::Multigrid(const CsrMatrix<T>& A, std::vector<index_t> shape,
-                        const MultigridOptions& o) {
+template <class T, class Policy>
+Multigrid<T, Policy>::Multigrid(const CsrMatrix<T>& A, std::vector<index_t> shape,
+                                const MultigridOptions& o) {
   constexpr const char* api = "kfuse::pc::multigrid";
   const Comm& comm = A.range().comm();
   const detail::GridShape grid{shape};
@@ -679,16 +691,16 @@ Multigrid<T>::Multigrid(const CsrMatrix<T>& A, std::vector<index_t> shape,
   state_ = std::move(s);
 }
 
-template <class T>
-const Vector<T>& Multigrid<T>::slot(int l, int i, const Vector<T>& z) const {
+template <class T, class Policy>
+const Vector<T>& Multigrid<T, Policy>::slot(int l, int i, const Vector<T>& z) const {
   const Level& level = state_->levels[l];
   if (l > 0) return level.slots[static_cast<std::size_t>(i)];
   const int f = final_slot();
   return i == f ? z : level.slots[static_cast<std::size_t>(i < f ? i : i - 1)];
 }
 
-template <class T>
-void Multigrid<T>::bind(const Vector<T>& r, const Vector<T>& z) const {
+template <class T, class Policy>
+void Multigrid<T, Policy>::bind(const Vector<T>& r, const Vector<T>& z) const {
   State& s = *state_;
   auto& programs = s.programs;
   const int L = levels();
@@ -706,7 +718,7 @@ void Multigrid<T>::bind(const Vector<T>& r, const Vector<T>& z) const {
     return slot(l, moves % S, z);
   };
   programs.first.emplace(
-      detail::mg_first_sweep(slot(0, 0, z), *s.levels[0].dinv, r, s.levels[0].w));
+      detail::mg_first_sweep<Policy>(slot(0, 0, z), *s.levels[0].dinv, r, s.levels[0].w));
   for (int l = 0; l < L; ++l) {
     Level& level = s.levels[l];
     auto& p = programs.levels[static_cast<std::size_t>(l)];
@@ -714,12 +726,12 @@ void Multigrid<T>::bind(const Vector<T>& r, const Vector<T>& z) const {
     for (int i = 0; i < S; ++i) {  // the programs that write slot i
       const Vector<T>& out = slot(l, i, z);
       const Vector<T>& in = slot(l, (i + S - 1) % S, z);
-      p.sweep[i].emplace(detail::mg_sweep(level.A, out, in, *level.dinv, b_of(l), level.w));
+      p.sweep[i].emplace(detail::mg_sweep<Policy>(level.A, out, in, *level.dinv, b_of(l), level.w));
       if (S == 3) {
-        p.second[i].emplace(
-            detail::chebyshev_second_step(level.A, out, in, *level.dinv, b_of(l), level.scalars));
-        p.step[i].emplace(detail::chebyshev_step(level.A, out, in, slot(l, (i + 1) % S, z),
-                                                 *level.dinv, b_of(l), level.scalars));
+        p.second[i].emplace(detail::chebyshev_second_step<Policy>(level.A, out, in, *level.dinv,
+                                                                  b_of(l), level.scalars));
+        p.step[i].emplace(detail::chebyshev_step<Policy>(level.A, out, in, slot(l, (i + 1) % S, z),
+                                                         *level.dinv, b_of(l), level.scalars));
       }
     }
     if (l + 1 == L) break;
@@ -727,18 +739,18 @@ void Multigrid<T>::bind(const Vector<T>& r, const Vector<T>& z) const {
     const Level& next = s.levels[l + 1];
     if (direct(l + 1))
       p.restrict_residual.emplace(
-          detail::mg_restrict_residual(level.A, *level.R, smoothed, b_of(l), *next.b));
+          detail::mg_restrict_residual<Policy>(level.A, *level.R, smoothed, b_of(l), *next.b));
     else
-      p.restrict_.emplace(detail::mg_restrict(level.A, *level.R, smoothed, b_of(l), *next.b,
-                                              next.slots[0], *next.dinv, next.w));
-    p.correct.emplace(detail::mg_correct(*level.P, smoothed, result_of(l + 1)));
+      p.restrict_.emplace(detail::mg_restrict<Policy>(level.A, *level.R, smoothed, b_of(l), *next.b,
+                                                      next.slots[0], *next.dinv, next.w));
+    p.correct.emplace(detail::mg_correct<Policy>(*level.P, smoothed, result_of(l + 1)));
   }
   programs.r = r.storage_id();
   programs.z = z.storage_id();
 }
 
-template <class T>
-void Multigrid<T>::smooth(int l, int j, bool from_zero, int& at) const {
+template <class T, class Policy>
+void Multigrid<T, Policy>::smooth(int l, int j, bool from_zero, int& at) const {
   State& s = *state_;
   Level& level = s.levels[l];
   auto& p = s.programs.levels[static_cast<std::size_t>(l)];
@@ -754,8 +766,8 @@ void Multigrid<T>::smooth(int l, int j, bool from_zero, int& at) const {
     (*p.step[at])();
 }
 
-template <class T>
-void Multigrid<T>::cycle(int l) const {
+template <class T, class Policy>
+void Multigrid<T, Policy>::cycle(int l) const {
   State& s = *state_;
   auto& p = s.programs.levels[static_cast<std::size_t>(l)];
   const bool coarsest = l + 1 == levels();
@@ -776,25 +788,25 @@ void Multigrid<T>::cycle(int l) const {
   for (int j = 0; j < s.options.sweeps; ++j) smooth(l, j, false, at);
 }
 
-template <class T>
-void Multigrid<T>::apply(const Vector<T>& r, Vector<T>& z) const {
+template <class T, class Policy>
+void Multigrid<T, Policy>::apply(const Vector<T>& r, Vector<T>& z) const {
   auto& programs = state_->programs;
   if (programs.r != r.storage_id() || programs.z != z.storage_id()) bind(r, z);
   (*programs.first)();
   cycle(0);
 }
 
-template <class T>
-void Multigrid<T>::operator()(const Vector<T>& r, Vector<T>& z) const {
+template <class T, class Policy>
+void Multigrid<T, Policy>::operator()(const Vector<T>& r, Vector<T>& z) const {
   if (detail::check_apply_vectors("kfuse::pc::multigrid", state_->levels[0].A.range(), r, z,
                                   state_->programs.r, state_->programs.z))
     bind(r, z);
   apply(r, z);
 }
 
-template <class T>
-std::string Multigrid<T>::explain() const {
-  using Programs = detail::MultigridPrograms<T>;
+template <class T, class Policy>
+std::string Multigrid<T, Policy>::explain() const {
+  using Programs = detail::MultigridPrograms<T, Policy>;
   const State& s = *state_;
   std::ostringstream out;
   int total = 0;
@@ -834,6 +846,6 @@ std::string Multigrid<T>::explain() const {
 }  // namespace kfuse::pc
 
 namespace kfuse::detail {
-template <class T>
-struct is_builtin_preconditioner<pc::Multigrid<T>> : std::true_type {};
+template <class T, class Policy>
+struct is_builtin_preconditioner<pc::Multigrid<T, Policy>> : std::true_type {};
 }  // namespace kfuse::detail
