@@ -70,7 +70,7 @@ Mat petsc_matrix(const Matrix& A) {
 }
 
 /// Sets up the KSP's preconditioner (PCNONE when empty).
-using PcSetup = std::function<void(PC)>;
+using PcSetup = std::function<void(KSP, PC)>;
 
 class PetscSolve final : public Variant {
  public:
@@ -96,7 +96,7 @@ class PetscSolve final : public Variant {
     PC pc;
     KFUSE_BENCH_PETSC(KSPGetPC(ksp_, &pc));
     if (pc_setup)
-      pc_setup(pc);
+      pc_setup(ksp_, pc);
     else
       KFUSE_BENCH_PETSC(PCSetType(pc, PCNONE));
     KFUSE_BENCH_PETSC(KSPSetNormType(ksp_, norm));
@@ -184,6 +184,24 @@ KFUSE_BENCH_REGISTER(register_variant("bicgstab", "petsc", [](const Setup& s) {
   return std::make_unique<PetscSolve>(s, std::move(A), KSPBCGS, KSP_NORM_UNPRECONDITIONED, f);
 }));
 
+// bicgstab_ilu0: KSPBCGS right-preconditioned by PCBJACOBI (one block per
+// rank) with its default sub-preconditioner, ILU(0) in natural ordering.
+// Declared kernels: bicgstab's 12 vector and matrix calls plus two
+// PCApply (each two triangular solves).
+KFUSE_BENCH_REGISTER(register_variant("bicgstab_ilu0", "petsc", [](const Setup& s) {
+  Matrix A = bicgstab_matrix(s);
+  Figures f;  // no traffic model for the solves: no bytes declared, as for the other variants
+  f.kernels = 12 + 2;
+  f.allreduces = 4;
+  f.exchanges = 2;
+  auto setup = [](KSP ksp, PC pc) {
+    KFUSE_BENCH_PETSC(KSPSetPCSide(ksp, PC_RIGHT));  // as kfuse::bicgstab
+    KFUSE_BENCH_PETSC(PCSetType(pc, PCBJACOBI));
+  };
+  return std::make_unique<PetscSolve>(s, std::move(A), KSPBCGS, KSP_NORM_UNPRECONDITIONED, f,
+                                      setup);
+}));
+
 // gmg: KSPCG + PCMG with kfuse's hierarchy (gmg.hpp): its interpolation and
 // restriction, Galerkin coarse operators (PETSc computes R A P itself),
 // Richardson + PCJACOBI smoothers with kfuse's weights, one V-cycle; the
@@ -197,7 +215,7 @@ KFUSE_BENCH_REGISTER(register_variant("gmg", "petsc", [](const Setup& s) {
   Matrix A = cg_matrix(s);
   const pc::Multigrid<double> hierarchy = pc::multigrid(A, gmg_shape(s), gmg_options());
   const pc::MultigridOptions o = hierarchy.options();
-  auto setup = [hierarchy, o](PC pc) {
+  auto setup = [hierarchy, o](KSP, PC pc) {
     const int L = hierarchy.levels();
     KFUSE_BENCH_PETSC(PCSetType(pc, PCMG));
     KFUSE_BENCH_PETSC(PCMGSetLevels(pc, L, nullptr));

@@ -5,7 +5,7 @@
 //   pc::jacobi(A)        PCJACOBI: z = D^-1 r. Pointwise, so solvers fuse it into
 //                        their kernels (dinv * r is an expression; no kernel of its own)
 //   pc::bjacobi_ilu0(A)  PCBJACOBI with PCILU (level 0) on each rank's diagonal
-//                        block: Kokkos Kernels' SpILUK factors it, SpTRSV applies it
+//                        block: Kokkos Kernels' SpILUK factors it, its triangular solves apply it
 //   pc::chebyshev(A, k)  PCKSP running KSPCHEBYSHEV + PCJACOBI k times
 //                        (kfuse/solvers/chebyshev.hpp)
 //   a callable           void(const Vector<T>& r, Vector<T>& z), z = M r; it may run
@@ -64,7 +64,8 @@ Jacobi<T> jacobi(const CsrMatrix<T>& A) {
 /// Block Jacobi with ILU(0) on each rank's diagonal block (PETSc's default
 /// parallel preconditioner, -pc_type bjacobi -sub_pc_type ilu): the block is
 /// A's rows and columns owned by the rank, factorised once by Kokkos Kernels'
-/// SpILUK (level 0: L and U keep A's pattern), each apply two SpTRSV solves.
+/// SpILUK (level 0: L and U keep A's pattern), each apply two triangular
+/// solves (SpTRSV's level schedule, or its sequential trsv on one host thread).
 /// Natural ordering, as PETSc's ILU. No communication in the apply.
 template <class T>
 class BlockJacobiIlu0 {
@@ -78,6 +79,12 @@ class BlockJacobiIlu0 {
   void operator()(const Vector<T>& r, Vector<T>& z) const;
   /// The same without the check: no communication.
   void apply(const Vector<T>& r, Vector<T>& z) const;
+  /// The same on this rank's entries held in plain views (what hand-written
+  /// code calls; r may be z).
+  void solve_local(const Kokkos::View<T*, detail::MemSpace>& r,
+                   const Kokkos::View<T*, detail::MemSpace>& z) const {
+    factors_->solve(r, z);
+  }
 
  private:
   using size_type = typename CsrMatrix<T>::offset_type;
@@ -126,7 +133,7 @@ BlockJacobiIlu0<T>::BlockJacobiIlu0(const CsrMatrix<T>& A) : rows_(A.range()) {
   // throws on every rank, not only on its own.
   A.range().comm().agree_on([&] {
     factors_ = std::make_shared<detail::SparseLu<T>>(A.label() + ".ilu", block, 0,
-                                                     detail::TriangularSolve::level_scheduled);
+                                                     detail::default_triangular_solve());
   });
 }
 

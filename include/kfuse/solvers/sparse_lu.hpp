@@ -65,6 +65,15 @@ struct HostCsr {
 /// How SparseLu applies its triangular factors.
 enum class TriangularSolve { level_scheduled, sequential };
 
+/// SpTRSV's level schedule pays where its levels run in parallel; on one
+/// host thread it only adds a launch per level (thousands per solve on a
+/// grid's ILU), and the sequential trsv is several times faster.
+inline TriangularSolve default_triangular_solve() {
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible)
+    if (ExecSpace().concurrency() == 1) return TriangularSolve::sequential;
+  return TriangularSolve::level_scheduled;
+}
+
 /// `Space`: where the factors live and the solves run (sequential solves
 /// need a host space).
 template <class T, class Space = ExecSpace>
