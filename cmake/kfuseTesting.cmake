@@ -36,6 +36,13 @@ find_package(doctest REQUIRED)
 find_package(PkgConfig QUIET)
 if(PkgConfig_FOUND AND KFUSE_ENABLE_MPI)
   pkg_check_modules(PETSC QUIET IMPORTED_TARGET petsc)
+  # Debian's PETSc loads Debian's shared Kokkos; a program that carries a static Kokkos
+  # (scripts/build-kokkos.sh) would export that Kokkos's globals to it, and both would
+  # destroy them at exit (a double free, now and then). Archive symbols stay hidden.
+  if(TARGET PkgConfig::PETSC AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+    set_property(TARGET PkgConfig::PETSC APPEND PROPERTY INTERFACE_LINK_OPTIONS
+                 "LINKER:--exclude-libs,ALL")
+  endif()
 endif()
 
 set(KFUSE_TEST_MAIN "${PROJECT_SOURCE_DIR}/tests/support/main.cpp"
