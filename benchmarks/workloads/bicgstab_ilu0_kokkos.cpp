@@ -1,6 +1,6 @@
 // bicgstab_ilu0 by hand: bicgstab_kokkos.cpp's five kernels with the right
 // preconditioner between them, p^ = M p after kernel 1 and s^ = M s after
-// kernel 3, each two Kokkos Kernels SpTRSV solves with the rank's ILU(0)
+// kernel 3, each two Kokkos Kernels triangular solves with the rank's ILU(0)
 // factors (SpILUK; through pc::BlockJacobiIlu0::solve_local, the same calls
 // kfuse makes); the products read p^ and s^, overlapped with their imports:
 //   kernel 1: p = r + beta (p - omega v)
@@ -8,42 +8,12 @@
 //   kernel 3: s = r - alpha v
 //   kernel 4: t = A s^, t.s, t.t                       -> omega = t.s / t.t
 //   kernel 5: x += alpha p^ + omega s^, r = s - omega t, rho = r.r_hat, r.r
-#include "solver_hand.hpp"
+#include "bicgstab_hand.hpp"
 
 namespace kfuse::bench::solvers {
 namespace {
 
 using namespace hand;
-
-struct UpdateP {
-  View p;
-  ConstView r, v;
-  double beta, omega;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    p(i) = r(i) + beta * (p(i) - omega * v(i));
-  }
-};
-
-template <class RowOf>
-struct SpmvDot {  // v = A p^, v.r_hat
-  Csr A;
-  ConstView p_hat, r_hat;  // p_hat: all columns
-  View v;
-  RowOf row_of;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
-    const int row = row_of(k);
-    const double y = A.row_times(row, p_hat);
-    v(row) = y;
-    sums[0] += y * r_hat(row);
-  }
-};
-
-struct UpdateS {
-  View s;
-  ConstView r, v;
-  double alpha;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { s(i) = r(i) - alpha * v(i); }
-};
 
 template <class RowOf>
 struct SpmvDots {  // t = A s^, t.s, t.t
@@ -70,19 +40,6 @@ struct UpdateXR {  // x += alpha p^ + omega s^, r = s - omega t, r.r_hat, r.r
     r(i) = ri;
     sums[0] += ri * r_hat(i);
     sums[1] += ri * ri;
-  }
-};
-
-struct Start {  // r = b - A x, r_hat = r, r.r, b.b
-  Csr A;
-  ConstView x, b;
-  View r, r_hat;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
-    const double ri = b(i) - A.row_times(int(i), x);
-    r(i) = ri;
-    r_hat(i) = ri;
-    sums[0] += ri * ri;
-    sums[1] += b(i) * b(i);
   }
 };
 
@@ -116,7 +73,7 @@ class Hand final : public Variant {
       x_.import(A_);
       double sums[2];
       reduce<2>(hand_label("bicgstab_ilu0: r = b - A x, r_hat = r, r.r, b.b"), n_,
-                Start{Csr(A_), x_.all, b_.view(), r_, r_hat_}, sums);
+                BicgstabStart{Csr(A_), x_.all, b_.view(), r_, r_hat_}, sums);
       comm.allreduce(sums, 2, ReduceOp::sum);
       rho_ = sums[0];
       rho_old_ = alpha_ = omega_ = 1.0;  // with p = v = 0 the first p is r

@@ -8,43 +8,12 @@
 //   kernel 3: s = r - alpha v
 //   kernel 4: t = A s, t.s, t.t                        -> omega = t.s / t.t
 //   kernel 5: x += alpha p + omega s, r = s - omega t, rho = r.r_hat, r.r
-#include "solver_hand.hpp"
+#include "bicgstab_hand.hpp"
 
 namespace kfuse::bench::solvers {
 namespace {
 
 using namespace hand;
-
-struct UpdateP {
-  View p;
-  ConstView r, v;
-  double beta, omega;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    p(i) = r(i) + beta * (p(i) - omega * v(i));
-  }
-};
-
-/// v = A p, v.r_hat over the rows row_of(k).
-template <class RowOf>
-struct SpmvDot {
-  Csr A;
-  ConstView p, r_hat;  // p: all columns
-  View v;
-  RowOf row_of;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
-    const int row = row_of(k);
-    const double y = A.row_times(row, p);
-    v(row) = y;
-    sums[0] += y * r_hat(row);
-  }
-};
-
-struct UpdateS {
-  View s;
-  ConstView r, v;
-  double alpha;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { s(i) = r(i) - alpha * v(i); }
-};
 
 /// t = A s, t.s and t.t over the rows row_of(k).
 template <class RowOf>
@@ -76,20 +45,6 @@ struct UpdateXR {
   }
 };
 
-/// The start: r = b - A x, r_hat = r, with r.r and b.b.
-struct Start {
-  Csr A;
-  ConstView x, b;  // x: all columns
-  View r, r_hat;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
-    const double ri = b(i) - A.row_times(int(i), x);
-    r(i) = ri;
-    r_hat(i) = ri;
-    sums[0] += ri * ri;
-    sums[1] += b(i) * b(i);
-  }
-};
-
 class Hand final : public Variant {
  public:
   explicit Hand(const Setup& setup)
@@ -117,7 +72,7 @@ class Hand final : public Variant {
       x_.import(A_);
       double sums[2];
       reduce<2>(hand_label("bicgstab: r = b - A x, r_hat = r, r.r, b.b"), n_,
-                Start{Csr(A_), x_.all, b_.view(), r_, r_hat_}, sums);
+                BicgstabStart{Csr(A_), x_.all, b_.view(), r_, r_hat_}, sums);
       comm.allreduce(sums, 2, ReduceOp::sum);
       rho_ = sums[0];
       b_norm_ = std::sqrt(sums[1]);
