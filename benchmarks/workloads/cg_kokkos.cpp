@@ -13,21 +13,6 @@ namespace {
 
 using namespace hand;
 
-/// Ap = A p and p.Ap over the rows row_of(k).
-template <class RowOf>
-struct SpmvDot {
-  Csr A;
-  ConstView p;  // all columns
-  View Ap;
-  RowOf row_of;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
-    const int row = row_of(k);
-    const double y = A.row_times(row, p);
-    Ap(row) = y;
-    sums[0] += p(row) * y;
-  }
-};
-
 /// r -= alpha Ap, and r.r.
 struct UpdateR {
   View r;
@@ -97,7 +82,7 @@ class Hand final : public Variant {
     overlapped_rows<1>(
         hand_label("cg: Ap = A p, p.Ap"), A_, p_,
         [&](auto row_of) {
-          return SpmvDot<decltype(row_of)>{Csr(A_), p_.all, Ap_, row_of};
+          return SpmvPAp<decltype(row_of)>{Csr(A_), p_.all, Ap_, row_of};
         },
         &pAp);
     pAp = comm.allreduce(pAp, ReduceOp::sum);

@@ -20,20 +20,6 @@ namespace {
 
 using namespace hand;
 
-template <class RowOf>
-struct SpmvDot {  // Ap = A p, p.Ap
-  Csr A;
-  ConstView p;
-  View Ap;
-  RowOf row_of;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
-    const int row = row_of(k);
-    const double y = A.row_times(row, p);
-    Ap(row) = y;
-    sums[0] += p(row) * y;
-  }
-};
-
 struct UpdateFirstSweep {  // x += alpha p, r -= alpha Ap, r.r, u = w D^-1 r
   View x, r, u;
   ConstView p, Ap, dinv;
@@ -165,7 +151,7 @@ class Hand final : public Variant {
     overlapped_rows<1>(
         hand_label("gmg: Ap = A p, p.Ap"), A_, p_,
         [&](auto row_of) {
-          return SpmvDot<decltype(row_of)>{Csr(A_), p_.all, Ap_, row_of};
+          return SpmvPAp<decltype(row_of)>{Csr(A_), p_.all, Ap_, row_of};
         },
         &pAp);
     const double alpha = rz_ / comm.allreduce(pAp, ReduceOp::sum);

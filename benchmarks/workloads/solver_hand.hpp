@@ -50,6 +50,21 @@ struct Csr {
   }
 };
 
+/// Ap = A p and p.Ap over the rows row_of(k) (CG's first kernel; p: all columns).
+template <class RowOf>
+struct SpmvPAp {
+  Csr A;
+  ConstView p;
+  View Ap;
+  RowOf row_of;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
+    const int row = row_of(k);
+    const double y = A.row_times(row, p);
+    Ap(row) = y;
+    sums[0] += p(row) * y;
+  }
+};
+
 /// Which row launch index k is: the k-th of a list, or the k-th after `first`.
 struct ListedRows {
   Rows rows;
