@@ -20,15 +20,12 @@ struct SolveCgMultigrid {
   }
 };
 
-/// kernels per iteration: the preconditioned CG's 4 and the V-cycle's
-/// (explain()'s count); allreduces: p.Ap with p.p, r.r, r.z.
+/// kernels per iteration: the preconditioned CG's 4 and the V-cycle's;
+/// allreduces: p.Ap with p.p, r.r, r.z.
 template <class Cycle>
 Figures pcg_figures(const Cycle& M, int cg_kernels) {
-  const std::string text = M.explain();
-  const auto end = text.find(" kernels per V-cycle");
-  const auto begin = text.rfind(' ', end - 1) + 1;
   Figures f;
-  f.kernels = cg_kernels + std::stod(text.substr(begin, end - begin));
+  f.kernels = cg_kernels + M.kernels_per_cycle();
   f.allreduces = 3;
   f.exchanges = 1 + gmg_cycle_products(M.options());
   return f;

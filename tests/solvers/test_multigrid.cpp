@@ -245,6 +245,7 @@ TEST_CASE("pc::multigrid applies one V-cycle (host loop), its kernels counted") 
       CHECK(counter.compute_kernels() >= c.kernels);
     CHECK(M.explain().find(std::to_string(c.kernels) + " kernels per V-cycle") !=
           std::string::npos);
+    CHECK(M.kernels_per_cycle() == c.kernels);
     kfuse_test::check_close(z.gather(), host_cycle(h, o, 0, r.gather()), 1e-12);
   }
 }

@@ -178,8 +178,7 @@ class Vector {
     std::vector<T> out(receive ? static_cast<std::size_t>(row_map().global_size()) : 0);
     const auto type = Comm::mpi_type<T>();
     if (root < 0)
-      MPI_Allgatherv(mine.data(), counts[comm.rank()], type, out.data(), counts.data(),
-                     displs.data(), type, comm.native());
+      comm.allgatherv(mine.data(), out.data(), counts, displs);
     else
       MPI_Gatherv(mine.data(), counts[comm.rank()], type, out.data(), counts.data(),
                   displs.data(), type, root, comm.native());

@@ -43,6 +43,7 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -547,6 +548,9 @@ class Multigrid {
   double jacobi_weight(int level) const { return double(state_->levels.at(level).w.value()); }
   /// The V-cycle's kernels, level by level (local: no communication).
   std::string explain() const;
+  /// kfuse kernels one V-cycle launches (explain()'s total; a direct coarse
+  /// solve's are Kokkos Kernels').
+  int kernels_per_cycle() const;
 
   /// z = M r, one V-cycle from z = 0. Collective: r and z must lie on A's
   /// rows and be different vectors (one allreduce besides the cycle's work).
@@ -585,6 +589,8 @@ class Multigrid {
   /// `from_zero`: the smoothing started from x = 0 (a pre-smoothing).
   void smooth(int level, int j, bool from_zero, int& at) const;
   void cycle(int level) const;
+  /// Writes explain()'s text to `out`; returns the kernels per V-cycle.
+  int report(std::ostream& out) const;
   std::shared_ptr<State> state_;
 };
 
@@ -806,9 +812,21 @@ void Multigrid<T, Policy>::operator()(const Vector<T>& r, Vector<T>& z) const {
 
 template <class T, class Policy>
 std::string Multigrid<T, Policy>::explain() const {
+  std::ostringstream out;
+  report(out);
+  return out.str();
+}
+
+template <class T, class Policy>
+int Multigrid<T, Policy>::kernels_per_cycle() const {
+  std::ostringstream ignored;
+  return report(ignored);
+}
+
+template <class T, class Policy>
+int Multigrid<T, Policy>::report(std::ostream& out) const {
   using Programs = detail::MultigridPrograms<T, Policy>;
   const State& s = *state_;
-  std::ostringstream out;
   int total = 0;
   auto kernels = [&](int per_run, int runs, const char* what) {
     if (per_run * runs > 0) out << "    " << what << ": " << per_run * runs << " kernel(s)\n";
@@ -840,7 +858,7 @@ std::string Multigrid<T, Policy>::explain() const {
     kernels(Programs::Sweep::kernel_count, s.options.sweeps, "smoother iteration");
   }
   out << "  " << total << " kernels per V-cycle, no allreduce\n";
-  return out.str();
+  return total;
 }
 
 }  // namespace kfuse::pc
