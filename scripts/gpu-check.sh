@@ -8,7 +8,7 @@
 #                                        tests, examples and kfuse-bench with nvcc for its GPU,
 #                                        runs ctest and kfuse-bench at GPU sizes, and writes
 #                                        summary.md, ctest.log, build.log, bench.txt and
-#                                        bench.json into OUT-DIR (about 5 minutes on 16 cores)
+#                                        bench.json into OUT-DIR (about 9 minutes on 16 cores)
 #   scripts/gpu-check.sh simulate OUT-DIR
 #                                        `run` here, as root, in a mount namespace that hides
 #                                        the Debian packages the GPU machine lacks (Boost,
@@ -29,8 +29,13 @@
 #   KFUSE_KOKKOS_CUDA_ARCH   the GPU generation prepare builds for (default HOPPER90: H100, H200)
 #   KFUSE_GPU_CARRY_LIMIT    bytes the GPU machine's tool carries (default 64 MiB)
 #   KFUSE_GPU_MPI            ON|OFF: carry Open MPI (default ON)
-#   KFUSE_GPU_BUDGET         seconds run may take in all (default 480); each phase's limit
+#   KFUSE_GPU_BUDGET         seconds run may take in all (default 560); each phase's limit
 #                            grows with it (a dry run on a small machine sets it high)
+#   KFUSE_GPU_TARGETS        build only these targets, e.g. "test_expr_operators kfuse-bench"
+#                            (default: all), for a quick re-check of what failed
+#   KFUSE_GPU_TESTS          ctest -R regex: run only the tests it matches (default: all)
+#   KFUSE_GPU_WORKLOADS      the benchmark workloads to run, e.g. "cg swe", or "none"
+#                            (default: every workload of GPU_BENCH_SIZES)
 #   JOBS                     build parallelism (default: nproc)
 set -euo pipefail
 
@@ -47,7 +52,8 @@ usage() { sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 # The benchmark sizes on a GPU: each workload's arrays (and matrix) take at least 1 GiB in all,
 # so that every kernel streams from device memory rather than the 50-60 MB L2.
 #   black_scholes 40 B an option; stencil_jacobi 2 arrays; swe 6; cfd 7; cg_matfree 5 vectors;
-#   cg and bicgstab a 5-point CSR matrix (60 B a row) and 4 or 8 vectors.
+#   cg and bicgstab a 5-point CSR matrix (60 B a row) and 4 or 8 vectors; gmg the same matrix
+#   and a quarter-size coarse level.
 GPU_BENCH_SIZES=(
   black_scholes=33554432
   stencil_jacobi=8192
@@ -56,6 +62,7 @@ GPU_BENCH_SIZES=(
   cg=4096
   cg_matfree=6144
   bicgstab=4096
+  gmg=4096
 )
 GPU_STREAM_DOUBLES=134217728  # 1 GiB an array, 3 GiB in all
 
@@ -198,7 +205,7 @@ prepare() {
 
 # ------------------------------------------------------------------------------- run
 started=$(date +%s)
-budget=${KFUSE_GPU_BUDGET:-480}
+budget=${KFUSE_GPU_BUDGET:-560}
 remaining() { echo $((budget - ($(date +%s) - started))); }
 
 # Runs a phase under `timeout`: at most SECONDS (a share of the default 480 s budget, scaled
@@ -261,6 +268,21 @@ relocate_cuda() {  # KOKKOS-PREFIX CUDA-ROOT
     sed -i 's|ADD_LIBRARY(Kokkos::LIBDL UNKNOWN IMPORTED)|ADD_LIBRARY(Kokkos::LIBDL INTERFACE IMPORTED)|' "$dir/KokkosConfig.cmake"
     say "libdl: $libdl is not here; linking -ldl"
   fi
+}
+
+# After a program died of a signal (exit 134 or 139): the stack of the same run under gdb,
+# when the machine has gdb and the budget leaves time, appended to LOG.
+crash_backtrace() {  # RC LOG CMD...
+  local rc=$1 log=$2 left
+  shift 2
+  ((rc == 134 || rc == 139)) || return 0
+  command -v gdb >/dev/null || { echo "- (no gdb here for a backtrace)" >> "$summary"; return 0; }
+  left=$(remaining)
+  ((left > 20)) || return 0
+  echo "== $* (exit $rc)" >> "$log"
+  timeout --kill-after=5 "$((left < 120 ? left : 120))" \
+    gdb -batch -ex run -ex bt --args "$@" >> "$log" 2>&1 || true
+  echo "- backtrace of the crash above: $(basename "$log")" >> "$summary"
 }
 
 # Kokkos arch option -> compute capability digits (HOPPER90 -> 90).
@@ -340,7 +362,10 @@ run() {
       die "configure failed (build.log)"
     }
   # -k 0: every program that compiles is built and tested, whatever else fails.
-  local build_tool=(cmake --build "$build" --parallel "$JOBS" --)
+  local targets=()
+  # shellcheck disable=SC2206  # a list of target names
+  if [ -n "${KFUSE_GPU_TARGETS:-}" ]; then targets=(--target ${KFUSE_GPU_TARGETS}); fi
+  local build_tool=(cmake --build "$build" --parallel "$JOBS" "${targets[@]}" --)
   if ((${#generator[@]})); then build_tool+=(-k 0); else build_tool+=(-k); fi
   phase build 300 "$build_log" "${build_tool[@]}" || true
   local warnings
@@ -351,7 +376,7 @@ run() {
   # ctest: the tests that run kfuse code (compile-fail, fuzz and install tests are
   # backend-independent; 4 ranks on one GPU add nothing to 2), four at a time on the one GPU.
   phase ctest 180 "$out/ctest.log" \
-    bash -c "cd '$build' && ctest --output-on-failure --parallel 4 --timeout 120 -LE '^($exclude)\$'" ||
+    bash -c "cd '$build' && ctest --output-on-failure --parallel 4 --timeout 120 -LE '^($exclude)\$' ${KFUSE_GPU_TESTS:+-R '$KFUSE_GPU_TESTS'}" ||
     true
   {
     echo
@@ -370,8 +395,10 @@ run() {
     local entry name size
     for entry in "${GPU_BENCH_SIZES[@]}"; do
       name=${entry%%=*} size=${entry#*=}
-      phase "bench $name (size $size)" 120 "$out/bench.txt" "${launch[@]}" "$bench" --workload "$name" \
-        --size "$size" --stream-size "$GPU_STREAM_DOUBLES" --json "$rows/$name.json" || true
+      [ -z "${KFUSE_GPU_WORKLOADS:-}" ] || [[ " $KFUSE_GPU_WORKLOADS " == *" $name "* ]] || continue
+      local args=(--workload "$name" --size "$size" --stream-size "$GPU_STREAM_DOUBLES")
+      phase "bench $name (size $size)" 120 "$out/bench.txt" "${launch[@]}" "$bench" "${args[@]}" \
+        --json "$rows/$name.json" || crash_backtrace $? "$out/bench-crash.txt" "$bench" "${args[@]}"
     done
   else
     echo "- bench: kfuse-bench was not built" >> "$summary"

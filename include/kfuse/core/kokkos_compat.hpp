@@ -5,6 +5,9 @@
 // (tests/lint/kokkos4_api.sh fails on a direct use of an API Kokkos 4 removed).
 #pragma once
 
+#include <cstring>
+#include <type_traits>
+
 #include <Kokkos_Core.hpp>
 #if __has_include(<KokkosKernels_config.h>)
 #include <KokkosKernels_config.h>  // KOKKOSKERNELS_VERSION (Kokkos Kernels 4 defines it)
@@ -18,17 +21,58 @@
 
 /// Inside a reduction functor that defines `join(T& into, const T& from)`:
 /// Kokkos 3 joins through volatile references as well, Kokkos 4 removed
-/// those, so this adds the volatile overload (on a copy) for Kokkos 3 only.
+/// those, so this adds the volatile overload for Kokkos 3 only. It reads and
+/// writes the operands as volatile words (detail::volatile_load/store): Kokkos
+/// 3's CUDA reductions join other blocks' partials in global memory, and a
+/// plain load there may hit a stale L1 line (wrong sums on an H200).
 #if KFUSE_KOKKOS_4
 #define KFUSE_VOLATILE_JOIN(T)
 #else
 #define KFUSE_VOLATILE_JOIN(T)                                                       \
   KOKKOS_INLINE_FUNCTION void join(volatile T& into, const volatile T& from) const { \
-    T joined = const_cast<T&>(into);                                                 \
-    join(joined, const_cast<const T&>(from));                                        \
-    const_cast<T&>(into) = joined;                                                   \
+    T joined = ::kfuse::detail::volatile_load(into);                                 \
+    join(joined, ::kfuse::detail::volatile_load(from));                              \
+    ::kfuse::detail::volatile_store(into, joined);                                   \
   }
 #endif
+
+namespace kfuse::detail {
+
+/// The widest word that tiles a T: volatile_load/store move a T in these.
+template <class T>
+using volatile_word_t = std::conditional_t<
+    alignof(T) % 8 == 0 && sizeof(T) % 8 == 0, unsigned long long,
+    std::conditional_t<alignof(T) % 4 == 0 && sizeof(T) % 4 == 0, unsigned int, unsigned char>>;
+
+/// A copy of `from`, read word by word through volatile loads.
+template <class T>
+KOKKOS_INLINE_FUNCTION T volatile_load(const volatile T& from) {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "kfuse: volatile_load needs a trivially copyable T");
+  using Word = volatile_word_t<T>;
+  constexpr int words = sizeof(T) / sizeof(Word);
+  const volatile Word* src = reinterpret_cast<const volatile Word*>(&from);
+  Word buffer[words];
+  for (int k = 0; k < words; ++k) buffer[k] = src[k];
+  T value;
+  memcpy(&value, buffer, sizeof(T));
+  return value;
+}
+
+/// Stores `value` into `into` word by word through volatile stores.
+template <class T>
+KOKKOS_INLINE_FUNCTION void volatile_store(volatile T& into, const T& value) {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "kfuse: volatile_store needs a trivially copyable T");
+  using Word = volatile_word_t<T>;
+  constexpr int words = sizeof(T) / sizeof(Word);
+  Word buffer[words];
+  memcpy(buffer, &value, sizeof(T));
+  volatile Word* dst = reinterpret_cast<volatile Word*>(&into);
+  for (int k = 0; k < words; ++k) dst[k] = buffer[k];
+}
+
+}  // namespace kfuse::detail
 
 namespace kfuse::detail::math {
 

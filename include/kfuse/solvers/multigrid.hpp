@@ -46,6 +46,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -198,30 +199,53 @@ inline RowMap coarse_rows(const RowMap& fine_rows, const GridShape& fine, const 
       first_at_or_after(begin + fine_rows.local_size()) - first_at_or_after(begin));
 }
 
+/// The Galerkin product's local blocks, on the host: the product is set-up
+/// work, once per level, and Kokkos Kernels 3.4's SpGEMM on CUDA fails at it
+/// (its default there, cuSPARSE's, throws in a build without cuSPARSE; its own
+/// kernels hit an illegal memory access on an H200). On host backends these
+/// are the matrices' own types and nothing is copied.
 template <class T>
-using LocalCsr = typename CsrMatrix<T>::local_matrix_type;
+using HostLocalCsr = KokkosSparse::CrsMatrix<
+    T, int, Kokkos::Device<Kokkos::DefaultHostExecutionSpace, Kokkos::HostSpace>, void, int>;
 
-/// A local CSR block on the device from host arrays.
+/// A local CSR block on the host from host arrays.
 template <class T>
-LocalCsr<T> local_csr(const std::string& label, index_t rows, index_t cols,
-                      const std::vector<int>& row_ptr, const std::vector<int>& columns,
-                      const std::vector<T>& values) {
-  using Matrix = LocalCsr<T>;
-  const auto r = to_device<typename Matrix::row_map_type::non_const_type>(label + ".rows", row_ptr);
-  const auto c = to_device<typename Matrix::index_type::non_const_type>(label + ".cols", columns);
-  const auto v = to_device<typename Matrix::values_type::non_const_type>(label + ".values", values);
+HostLocalCsr<T> local_csr(const std::string& label, index_t rows, index_t cols,
+                          const std::vector<int>& row_ptr, const std::vector<int>& columns,
+                          const std::vector<T>& values) {
+  using Matrix = HostLocalCsr<T>;
+  auto copy = [&label](const char* part, const auto& from) {
+    using View = Kokkos::View<std::remove_const_t<std::remove_reference_t<decltype(from[0])>>*,
+                              Kokkos::HostSpace>;
+    View view(label + part, from.size());
+    std::copy(from.begin(), from.end(), view.data());
+    return view;
+  };
   return Matrix(label, static_cast<int>(rows), static_cast<int>(cols),
-                static_cast<int>(values.size()), v, r, c);
+                static_cast<int>(values.size()), copy(".values", values), copy(".rows", row_ptr),
+                copy(".cols", columns));
 }
 
-/// C = A B on local blocks: Kokkos Kernels' SpGEMM.
+/// A host copy of a rank's block of A.
 template <class T>
-LocalCsr<T> local_product(const LocalCsr<T>& A, const LocalCsr<T>& B) {
+HostLocalCsr<T> host_copy(const typename CsrMatrix<T>::local_matrix_type& M) {
+  return HostLocalCsr<T>("kfuse:mg.A_host", M.numRows(), M.numCols(), M.nnz(),
+                         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), M.values),
+                         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), M.graph.row_map),
+                         Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), M.graph.entries));
+}
+
+/// C = A B on local blocks: Kokkos Kernels' own SpGEMM (named: its default
+/// differs between backends and versions).
+template <class T>
+HostLocalCsr<T> local_product(const HostLocalCsr<T>& A, const HostLocalCsr<T>& B) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
   using Handle =
-      KokkosKernels::Experimental::KokkosKernelsHandle<int, int, T, ExecSpace, MemSpace, MemSpace>;
+      KokkosKernels::Experimental::KokkosKernelsHandle<int, int, T, Space, Kokkos::HostSpace,
+                                                       Kokkos::HostSpace>;
   Handle handle;
-  handle.create_spgemm_handle();
-  LocalCsr<T> C;
+  handle.create_spgemm_handle(KokkosSparse::SPGEMM_KK);
+  HostLocalCsr<T> C;
   KokkosSparse::spgemm_symbolic(handle, A, false, B, false, C);
   KokkosSparse::spgemm_numeric(handle, A, false, B, false, C);
   return C;
@@ -230,14 +254,11 @@ LocalCsr<T> local_product(const LocalCsr<T>& A, const LocalCsr<T>& B) {
 /// The entries of a local block with its rows and columns named by `row_of`
 /// and `col_of` (global indices), appended to `out`.
 template <class T, class Rows, class Cols>
-void append_entries(const LocalCsr<T>& M, const Rows& row_of, const Cols& col_of,
+void append_entries(const HostLocalCsr<T>& M, const Rows& row_of, const Cols& col_of,
                     std::vector<Triplet<T>>& out) {
-  const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), M.graph.row_map);
-  const auto cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), M.graph.entries);
-  const auto vals = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), M.values);
   for (index_t i = 0; i < index_t(M.numRows()); ++i)
-    for (auto k = rows(i); k < rows(i + 1); ++k)
-      out.push_back({row_of(i), col_of(cols(k)), vals(k)});
+    for (auto k = M.graph.row_map(i); k < M.graph.row_map(i + 1); ++k)
+      out.push_back({row_of(i), col_of(M.graph.entries(k)), M.values(k)});
 }
 
 /// The transfer operators between one grid and the next coarser, and the
@@ -334,7 +355,7 @@ GridTransfer<T> make_transfer(const CsrMatrix<T>& A, const GridShape& fine, bool
         local_csr<T>(name + ".P_ext", local_columns, n_coarse, ext_rows, ext_cols, ext_values);
     const auto R_share =
         local_csr<T>(name + ".R_share", n_coarse, owned, share_rows, share_cols, share_values);
-    const auto AP = local_product<T>(A.local_matrix(), P_ext);
+    const auto AP = local_product<T>(host_copy<T>(A.local_matrix()), P_ext);
     const auto RAP = local_product<T>(R_share, AP);
     auto coarse_index = [&](index_t i) { return coarse_columns[static_cast<std::size_t>(i)]; };
     append_entries(RAP, coarse_index, coarse_index, galerkin);
