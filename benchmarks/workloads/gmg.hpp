@@ -5,8 +5,16 @@
 // bilinear interpolation, Galerkin R A P) with one weighted-Jacobi sweep
 // before and after the correction and one on the coarse grid (w_l = 4/3 /
 // lambda_max(D_l^-1 A_l)), built once outside the timing.
+//
+// gmg_solve: the same system and V-cycle, solved from x = 0 until
+// ||b - A x|| <= gmg_rtol ||b|| (kfuse::cg's test, PETSc's with
+// KSP_NORM_UNPRECONDITIONED): time to solution, one solve a repetition; kfuse's
+// stronger cycle (gmg_chebyshev_options) and PETSc's GAMG with its defaults, a
+// user's default choice, beside them.
 #pragma once
 
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "solvers.hpp"
@@ -43,6 +51,52 @@ inline double gmg_min_bytes(const Setup& s) {
   const double R = 12.0 * 9.0 * n / 4.0 + 4.0 * n / 4.0;
   const double P = 12.0 * 9.0 * n / 4.0 + 4.0 * n;
   return 3.0 * A + R + P + 5.0 * 8.0 * n;
+}
+
+/// gmg_solve's `fused_chebyshev`: kfuse's stronger cycle, for time to
+/// solution beside GAMG: levels down to a coarsest grid of at most 64 points a
+/// side, two Chebyshev iterations per smoothing (PETSc PCMG's default) and an
+/// exact LU on the coarsest grid.
+inline pc::MultigridOptions gmg_chebyshev_options(const Setup& s) {
+  pc::MultigridOptions o;
+  o.levels = 2;
+  for (index_t e = (s.size - 1) / 2; e > 64; e = (e - 1) / 2) ++o.levels;
+  o.restriction = pc::Restriction::full_weighting;
+  o.smoother = pc::Smoother::chebyshev;
+  o.sweeps = 2;
+  o.coarse = pc::CoarseSolve::direct;
+  return o;
+}
+
+/// gmg_solve's relative tolerance, and the iteration limit of every variant.
+inline constexpr double gmg_rtol = 1e-8;
+inline constexpr int gmg_max_it = 10000;
+
+inline SolverOptions gmg_solve_options() {
+  SolverOptions o;
+  o.rtol = gmg_rtol;
+  o.atol = 0;
+  o.max_it = gmg_max_it;
+  return o;
+}
+
+/// A solve's fields (solution_fields: x and ||b - A x||) as gmg_solve compares
+/// them: x, and the residual as 1 when it is within twice the tolerance (each
+/// variant stops at its own residual below rtol ||b||), else its multiple of rtol ||b||.
+inline Fields solved_fields(Fields fields, double b_norm) {
+  for (Field& f : fields)
+    if (f.name == "residual") {
+      const double ratio = f.values.at(0) / (gmg_rtol * b_norm);
+      f = Field{"residual / (rtol ||b||), 1 if <= 2", {ratio <= 2 ? 1.0 : ratio}};
+    }
+  return fields;
+}
+
+/// Prints, on rank 0, how many iterations a gmg_solve variant took.
+inline void report_iterations(const Comm& comm, const std::string& variant, int iterations) {
+  if (comm.rank() == 0)
+    std::fprintf(stderr, "[kfuse-bench] gmg_solve: %s converged in %d iterations\n",
+                 variant.c_str(), iterations);
 }
 
 }  // namespace kfuse::bench::solvers

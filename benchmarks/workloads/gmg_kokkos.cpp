@@ -11,7 +11,11 @@
 //   5: u += P x_c                                        (the correction)
 //   6: z = u + w D^-1 (r - A u), r.z                     (the post-sweep)
 //   7: p = z + beta p
-// and one allreduce after kernels 1, 2 and 6.
+// and one allreduce after kernels 1, 2 and 6. gmg_solve's `kokkos` runs the
+// same iterations until ||r|| <= gmg_rtol ||b||, kfuse::cg's test.
+#include <cmath>
+#include <string>
+
 #include "gmg.hpp"
 #include "solver_hand.hpp"
 
@@ -169,6 +173,11 @@ class Hand final : public Variant {
 
   Fields result() const override { return solution_fields(A_, b_, x_.owned_part()); }
 
+  /// ||r|| after the last step's update, and ||b||.
+  double residual_norm() const { return std::sqrt(rr_); }
+  double rhs_norm() const { return eval(norm2(b_)); }
+  const Comm& comm() const { return A_.range().comm(); }
+
   Figures figures() const override {
     Figures f;
     f.kernels = 7;
@@ -214,7 +223,35 @@ class Hand final : public Variant {
   int steps_ = 0;
 };
 
+/// gmg_solve by hand: Hand's iterations until ||r|| <= gmg_rtol ||b||.
+class HandSolve final : public Variant {
+ public:
+  explicit HandSolve(const Setup& setup) : hand_(setup), b_norm_(hand_.rhs_norm()) {}
+  void reset() override { hand_.reset(); }
+  void step() override {
+    iterations_ = 0;
+    do {
+      hand_.step();
+      ++iterations_;
+    } while (hand_.residual_norm() > gmg_rtol * b_norm_ && iterations_ < gmg_max_it);
+    if (hand_.residual_norm() > gmg_rtol * b_norm_)
+      throw Error("kfuse-bench: gmg_solve/kokkos: no convergence in " + std::to_string(gmg_max_it) +
+                  " iterations");
+  }
+  Fields result() const override {
+    report_iterations(hand_.comm(), "kokkos", iterations_);
+    return solved_fields(hand_.result(), b_norm_);
+  }
+  Figures figures() const override { return {}; }  // counted per solve by the runner
+
+ private:
+  Hand hand_;
+  double b_norm_;
+  int iterations_ = 0;
+};
+
 KFUSE_BENCH_REGISTER(register_variant_class<Hand>("gmg", "kokkos"));
+KFUSE_BENCH_REGISTER(register_variant_class<HandSolve>("gmg_solve", "kokkos"));
 
 }  // namespace
 }  // namespace kfuse::bench::solvers

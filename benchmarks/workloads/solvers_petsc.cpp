@@ -9,6 +9,9 @@
 // unpreconditioned norm would cost PETSc a third reduction per iteration for
 // the same number). BiCGSTAB uses the unpreconditioned norm, as kfuse::bicgstab.
 //
+// gmg_solve's variants solve to a tolerance instead (PetscSolve's `rtol`):
+// KSPSolve until ||b - A x|| <= rtol ||b||, the unpreconditioned norm kfuse::cg tests.
+//
 // Built only where CMake found PETSc (MPI builds: KFUSE_BENCH_HAVE_PETSC).
 #ifdef KFUSE_BENCH_HAVE_PETSC
 
@@ -72,11 +75,18 @@ Mat petsc_matrix(const Matrix& A) {
 /// Sets up the KSP's preconditioner (PCNONE when empty).
 using PcSetup = std::function<void(KSP, PC)>;
 
+/// One KSPSolve a repetition: of Setup::iterations iterations exactly, or,
+/// with `rtol` > 0, to ||b - A x|| <= rtol ||b|| (gmg_solve; fields as solved_fields).
 class PetscSolve final : public Variant {
  public:
   PetscSolve(const Setup& setup, Matrix A, KSPType type, KSPNormType norm, Figures figures,
-             const PcSetup& pc_setup = {})
-      : A_(std::move(A)), b_(make_rhs(A_)), iterations_(setup.iterations), figures_(figures) {
+             const PcSetup& pc_setup = {}, double rtol = 0, std::string name = "petsc")
+      : A_(std::move(A)),
+        b_(make_rhs(A_)),
+        iterations_(setup.iterations),
+        figures_(figures),
+        rtol_(rtol),
+        name_(std::move(name)) {
     ensure_petsc();
     const MPI_Comm comm = A_.range().comm().native();
     const PetscInt rows = PetscInt(A_.local_rows());
@@ -100,7 +110,10 @@ class PetscSolve final : public Variant {
     else
       KFUSE_BENCH_PETSC(PCSetType(pc, PCNONE));
     KFUSE_BENCH_PETSC(KSPSetNormType(ksp_, norm));
-    KFUSE_BENCH_PETSC(KSPSetTolerances(ksp_, 0.0, 0.0, 1e300, PetscInt(iterations_)));
+    if (rtol_ > 0)
+      KFUSE_BENCH_PETSC(KSPSetTolerances(ksp_, rtol_, 0.0, PETSC_DEFAULT, PetscInt(gmg_max_it)));
+    else
+      KFUSE_BENCH_PETSC(KSPSetTolerances(ksp_, 0.0, 0.0, 1e300, PetscInt(iterations_)));
     KFUSE_BENCH_PETSC(KSPSetUp(ksp_));
   }
 
@@ -123,6 +136,16 @@ class PetscSolve final : public Variant {
     KFUSE_BENCH_PETSC(KSPSolve(ksp_, pb_, x_));
     PetscInt done = 0;
     KFUSE_BENCH_PETSC(KSPGetIterationNumber(ksp_, &done));
+    solved_iterations_ = int(done);
+    if (rtol_ > 0) {
+      KSPConvergedReason reason;
+      KFUSE_BENCH_PETSC(KSPGetConvergedReason(ksp_, &reason));
+      if (reason <= 0)
+        throw Error("kfuse-bench: " + name_ + ": KSPSolve did not converge (reason " +
+                    std::to_string(int(reason)) + " after " + std::to_string(int(done)) +
+                    " iterations)");
+      return;
+    }
     if (done != iterations_)
       throw Error("kfuse-bench: PETSc stopped after " + std::to_string(int(done)) + " of " +
                   std::to_string(iterations_) + " iterations");
@@ -136,6 +159,10 @@ class PetscSolve final : public Variant {
     for (std::size_t i = 0; i < host.extent(0); ++i) host(i) = in[i];
     KFUSE_BENCH_PETSC(VecRestoreArrayRead(x_, &in));
     Kokkos::deep_copy(x.view(), host);
+    if (rtol_ > 0) {
+      report_iterations(A_.range().comm(), name_, solved_iterations_);
+      return solved_fields(solution_fields(A_, b_, x), eval(norm2(b_)));
+    }
     return solution_fields(A_, b_, x);
   }
 
@@ -146,6 +173,9 @@ class PetscSolve final : public Variant {
   Vec b_;
   int iterations_;
   Figures figures_;
+  double rtol_;
+  std::string name_;
+  int solved_iterations_ = 0;
   Mat M_ = nullptr;
   ::Vec x_ = nullptr, pb_ = nullptr;
   KSP ksp_ = nullptr;
@@ -211,17 +241,27 @@ KFUSE_BENCH_REGISTER(register_variant("bicgstab_ilu0", "petsc", [](const Setup& 
 // VecCopy, PCApply, VecAXPY), MatResidual (MatMult, VecAYPX), MatRestrict,
 // the coarse sweep from 0 (4), MatInterpolateAdd, the post-sweep (MatMult,
 // VecAYPX, PCApply, VecAXPY): 6 + 16 declared as kernels.
-KFUSE_BENCH_REGISTER(register_variant("gmg", "petsc", [](const Setup& s) {
-  Matrix A = cg_matrix(s);
-  const pc::Multigrid<double> hierarchy = pc::multigrid(A, gmg_shape(s), gmg_options());
-  const pc::MultigridOptions o = hierarchy.options();
-  auto setup = [hierarchy, o](KSP, PC pc) {
+/// PCMG with kfuse's hierarchy (see above). With Chebyshev smoothing (gmg_solve's
+/// petsc_chebyshev) as tests/solvers/test_preconditioned.cpp checks it equal to
+/// kfuse's: the operators flagged SPD (PETSc then estimates each level's
+/// lambda_max by CG, as kfuse does), kfuse's coarse operators given (PETSc's own
+/// R A P carries no SPD flag), KSPCHEBYSHEV + PCJACOBI on kfuse's bounds, and
+/// PCREDUNDANT's LU on the coarsest grid when kfuse solves it directly.
+PcSetup petsc_mg(const pc::Multigrid<double>& hierarchy) {
+  return [hierarchy](KSP ksp, PC pc) {
+    const pc::MultigridOptions o = hierarchy.options();
+    const bool chebyshev = o.smoother == pc::Smoother::chebyshev;
     const int L = hierarchy.levels();
+    if (chebyshev) {
+      Mat A;
+      KFUSE_BENCH_PETSC(KSPGetOperators(ksp, &A, nullptr));
+      KFUSE_BENCH_PETSC(MatSetOption(A, MAT_SPD, PETSC_TRUE));
+    }
     KFUSE_BENCH_PETSC(PCSetType(pc, PCMG));
     KFUSE_BENCH_PETSC(PCMGSetLevels(pc, L, nullptr));
     KFUSE_BENCH_PETSC(PCMGSetType(pc, PC_MG_MULTIPLICATIVE));
     KFUSE_BENCH_PETSC(PCMGSetCycleType(pc, PC_MG_CYCLE_V));
-    KFUSE_BENCH_PETSC(PCMGSetGalerkin(pc, PC_MG_GALERKIN_BOTH));
+    KFUSE_BENCH_PETSC(PCMGSetGalerkin(pc, chebyshev ? PC_MG_GALERKIN_NONE : PC_MG_GALERKIN_BOTH));
     for (int l = 0; l < L; ++l) {  // kfuse's level l is PETSc's L - 1 - l
       const int k = L - 1 - l;
       if (l + 1 < L) {
@@ -237,22 +277,66 @@ KFUSE_BENCH_REGISTER(register_variant("gmg", "petsc", [](const Setup& s) {
         KFUSE_BENCH_PETSC(PCMGGetCoarseSolve(pc, &smoother));
       else
         KFUSE_BENCH_PETSC(PCMGGetSmoother(pc, k, &smoother));
-      KFUSE_BENCH_PETSC(KSPSetType(smoother, KSPRICHARDSON));
-      KFUSE_BENCH_PETSC(KSPRichardsonSetScale(smoother, hierarchy.jacobi_weight(l)));
-      PC jacobi;
-      KFUSE_BENCH_PETSC(KSPGetPC(smoother, &jacobi));
-      KFUSE_BENCH_PETSC(PCSetType(jacobi, PCJACOBI));
+      if (chebyshev && l > 0) {
+        Mat Al = petsc_matrix(hierarchy.matrix(l));
+        KFUSE_BENCH_PETSC(MatSetOption(Al, MAT_SPD, PETSC_TRUE));
+        KFUSE_BENCH_PETSC(KSPSetOperators(smoother, Al, Al));
+        MatDestroy(&Al);
+      }
+      PC inner;
+      KFUSE_BENCH_PETSC(KSPGetPC(smoother, &inner));
+      if (k == 0 && o.coarse == pc::CoarseSolve::direct) {
+        KFUSE_BENCH_PETSC(KSPSetType(smoother, KSPPREONLY));
+        KFUSE_BENCH_PETSC(PCSetType(inner, PCREDUNDANT));  // LU of the gathered matrix
+        continue;
+      }
+      if (chebyshev) {
+        KFUSE_BENCH_PETSC(KSPSetType(smoother, KSPCHEBYSHEV));
+        KFUSE_BENCH_PETSC(
+            KSPChebyshevEstEigSet(smoother, 0, o.chebyshev.lower, 0, o.chebyshev.upper));
+      } else {
+        KFUSE_BENCH_PETSC(KSPSetType(smoother, KSPRICHARDSON));
+        KFUSE_BENCH_PETSC(KSPRichardsonSetScale(smoother, hierarchy.jacobi_weight(l)));
+      }
+      KFUSE_BENCH_PETSC(PCSetType(inner, PCJACOBI));
       KFUSE_BENCH_PETSC(KSPSetNormType(smoother, KSP_NORM_NONE));
       KFUSE_BENCH_PETSC(KSPSetConvergenceTest(smoother, KSPConvergedSkip, nullptr, nullptr));
       KFUSE_BENCH_PETSC(KSPSetTolerances(smoother, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT,
                                          k == 0 ? o.coarse_sweeps : o.sweeps));
     }
   };
+}
+
+KFUSE_BENCH_REGISTER(register_variant("gmg", "petsc", [](const Setup& s) {
+  Matrix A = cg_matrix(s);
+  const pc::Multigrid<double> hierarchy = pc::multigrid(A, gmg_shape(s), gmg_options());
   Figures f;  // PETSc launches no Kokkos kernels to count: declared, see above
   f.kernels = 6 + 16;
   f.allreduces = 2;
-  f.exchanges = 1 + gmg_cycle_products(o);
-  return std::make_unique<PetscSolve>(s, std::move(A), KSPCG, KSP_NORM_NATURAL, f, setup);
+  f.exchanges = 1 + gmg_cycle_products(hierarchy.options());
+  return std::make_unique<PetscSolve>(s, std::move(A), KSPCG, KSP_NORM_NATURAL, f,
+                                      petsc_mg(hierarchy));
+}));
+
+// gmg_solve: the same PCMG, PCMG with kfuse's stronger cycle, and PCGAMG with
+// PETSc's defaults; CG's
+// unpreconditioned norm (one more reduction an iteration than the natural one).
+KFUSE_BENCH_REGISTER(register_variant("gmg_solve", "petsc", [](const Setup& s) {
+  Matrix A = cg_matrix(s);
+  const pc::Multigrid<double> hierarchy = pc::multigrid(A, gmg_shape(s), gmg_options());
+  return std::make_unique<PetscSolve>(s, std::move(A), KSPCG, KSP_NORM_UNPRECONDITIONED, Figures{},
+                                      petsc_mg(hierarchy), gmg_rtol);
+}));
+KFUSE_BENCH_REGISTER(register_variant("gmg_solve", "petsc_chebyshev", [](const Setup& s) {
+  Matrix A = cg_matrix(s);
+  const pc::Multigrid<double> hierarchy = pc::multigrid(A, gmg_shape(s), gmg_chebyshev_options(s));
+  return std::make_unique<PetscSolve>(s, std::move(A), KSPCG, KSP_NORM_UNPRECONDITIONED, Figures{},
+                                      petsc_mg(hierarchy), gmg_rtol, "petsc_chebyshev");
+}));
+KFUSE_BENCH_REGISTER(register_variant("gmg_solve", "petsc_gamg", [](const Setup& s) {
+  auto gamg = [](KSP, PC pc) { KFUSE_BENCH_PETSC(PCSetType(pc, PCGAMG)); };
+  return std::make_unique<PetscSolve>(s, cg_matrix(s), KSPCG, KSP_NORM_UNPRECONDITIONED, Figures{},
+                                      gamg, gmg_rtol, "petsc_gamg");
 }));
 
 }  // namespace

@@ -7,6 +7,10 @@
 // level schedule (parallel over each wavefront of rows: ILU(0) of a grid
 // has long ones), or its sequential trsv on the host (an exact LU of a band
 // has one row per wavefront: a level schedule would launch a kernel a row).
+// For the sequential solves the factors are kept in unit-diagonal form, as
+// PETSc keeps its ILU's inverse diagonal: L without its diagonal, D^-1 and
+// D^-1 U without its diagonal, so that trsv's unit-diagonal loops run, with
+// no test on each entry and no division a row.
 #pragma once
 
 #include <algorithm>
@@ -122,44 +126,42 @@ class SparseLu {
                                      upper_.values);
     ilu.destroy_spiluk_handle();
 
-    if (how_ == TriangularSolve::level_scheduled)
+    factor_entries_ = index_t(lower_.entries.extent(0) + upper_.entries.extent(0));
+    bad_pivots_ = count_bad_pivots();
+    if (how_ == TriangularSolve::level_scheduled) {
       for (Triangle* t : {&lower_, &upper_}) {
         t->handle.create_sptrsv_handle(KokkosSparse::Experimental::SPTRSVAlgorithm::SEQLVLSCHD_TP1,
                                        n_, t == &lower_);
         kk_factorization::sptrsv_symbolic(&t->handle, t->row_map, t->entries);
       }
+    } else {
+      to_unit_diagonal(label);
+    }
     scratch_ = ValuesView(label + ".scratch", static_cast<std::size_t>(n_));
   }
   SparseLu(const SparseLu&) = delete;
   SparseLu& operator=(const SparseLu&) = delete;
 
   index_t size() const { return n_; }
-  index_t factor_entries() const {
-    return index_t(lower_.entries.extent(0) + upper_.entries.extent(0));
-  }
+  /// Entries of L and U, diagonals included.
+  index_t factor_entries() const { return factor_entries_; }
   /// Rows whose pivot is not finite. (SpILUK replaces an exact zero pivot by
   /// 1e6 and goes on; an input of inf or NaN shows here.)
-  index_t bad_pivots() const {
-    const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), upper_.row_map);
-    const auto values = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), upper_.values);
-    index_t bad = 0;
-    for (index_t i = 0; i < n_; ++i)  // U's diagonal leads its row
-      bad += std::isfinite(double(values(rows(i)))) ? 0 : 1;
-    return bad;
-  }
+  index_t bad_pivots() const { return bad_pivots_; }
 
   /// out = U^-1 L^-1 rhs (n entries each; out may be rhs).
   void solve(const ValuesView& rhs, const ValuesView& out) {
     if (how_ == TriangularSolve::sequential) {
       if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible) {
-        // trsv takes one column of a LayoutLeft matrix; L keeps its unit
-        // diagonal, so both solves divide by what the factor holds.
+        // trsv takes one column of a LayoutLeft matrix. y = L^-1 rhs,
+        // y = D^-1 y, out = (D^-1 U)^-1 y, both with the unit diagonals implied.
         using Column = Kokkos::View<T**, Kokkos::LayoutLeft, memory_space,
                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
         const Column b(rhs.data(), rhs.extent(0), 1), y(scratch_.data(), scratch_.extent(0), 1),
             x(out.data(), out.extent(0), 1);
-        KokkosSparse::trsv("L", "N", "N", lower_.matrix(n_), b, y);
-        KokkosSparse::trsv("U", "N", "N", upper_.matrix(n_), y, x);
+        KokkosSparse::trsv("L", "N", "U", lower_matrix_, b, y);
+        for (index_t i = 0; i < n_; ++i) scratch_(i) *= inverse_diagonal_(i);
+        KokkosSparse::trsv("U", "N", "U", upper_matrix_, y, x);
       }
       return;
     }
@@ -185,9 +187,56 @@ class SparseLu {
                     values, row_map, entries);
     }
   };
+  /// Rows of U whose diagonal (leading its row) is not finite.
+  index_t count_bad_pivots() const {
+    const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), upper_.row_map);
+    const auto values = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), upper_.values);
+    index_t bad = 0;
+    for (index_t i = 0; i < n_; ++i) bad += std::isfinite(double(values(rows(i)))) ? 0 : 1;
+    return bad;
+  }
+
+  /// The sequential solves' form (host memory): L and U lose their
+  /// diagonals, U's rows are scaled by D^-1, and D^-1 is kept.
+  void to_unit_diagonal(const std::string& label) {
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible) {
+      inverse_diagonal_ = ValuesView(label + ".inverse_diagonal", static_cast<std::size_t>(n_));
+      for (index_t i = 0; i < n_; ++i)  // U's diagonal leads its row
+        inverse_diagonal_(i) = T(1) / upper_.values(upper_.row_map(i));
+      for (Triangle* t : {&lower_, &upper_}) {
+        const bool upper = t == &upper_;
+        const std::string name = label + (upper ? ".U" : ".L");
+        size_type off_diagonal = 0;
+        for (index_t i = 0; i < n_; ++i)
+          for (size_type k = t->row_map(i); k < t->row_map(i + 1); ++k)
+            off_diagonal += index_t(t->entries(k)) == i ? 0 : 1;
+        RowMapView rows(name + ".rows", n_ + 1);
+        EntriesView cols(name + ".cols", off_diagonal);
+        ValuesView values(name + ".values", off_diagonal);
+        size_type kept = 0;
+        for (index_t i = 0; i < n_; ++i) {
+          rows(i) = kept;
+          for (size_type k = t->row_map(i); k < t->row_map(i + 1); ++k) {
+            if (index_t(t->entries(k)) == i) continue;
+            cols(kept) = t->entries(k);
+            values(kept++) = upper ? t->values(k) * inverse_diagonal_(i) : t->values(k);
+          }
+        }
+        rows(n_) = kept;
+        t->row_map = rows, t->entries = cols, t->values = values;
+      }
+      lower_matrix_ = lower_.matrix(n_);
+      upper_matrix_ = upper_.matrix(n_);
+    }
+  }
+
   index_t n_;
   TriangularSolve how_;
   Triangle lower_, upper_;
+  index_t factor_entries_ = 0, bad_pivots_ = 0;
+  // The sequential solves' factors as Kokkos Kernels matrices, and D^-1.
+  Matrix lower_matrix_, upper_matrix_;
+  ValuesView inverse_diagonal_;
   ValuesView scratch_;  // L^-1 rhs
 };
 
