@@ -214,16 +214,11 @@ HostLocalCsr<T> local_csr(const std::string& label, index_t rows, index_t cols,
                           const std::vector<int>& row_ptr, const std::vector<int>& columns,
                           const std::vector<T>& values) {
   using Matrix = HostLocalCsr<T>;
-  auto copy = [&label](const char* part, const auto& from) {
-    using View = Kokkos::View<std::remove_const_t<std::remove_reference_t<decltype(from[0])>>*,
-                              Kokkos::HostSpace>;
-    View view(label + part, from.size());
-    std::copy(from.begin(), from.end(), view.data());
-    return view;
-  };
+  const auto r = to_device<typename Matrix::row_map_type::non_const_type>(label + ".rows", row_ptr);
+  const auto c = to_device<typename Matrix::index_type::non_const_type>(label + ".cols", columns);
+  const auto v = to_device<typename Matrix::values_type::non_const_type>(label + ".values", values);
   return Matrix(label, static_cast<int>(rows), static_cast<int>(cols),
-                static_cast<int>(values.size()), copy(".values", values), copy(".rows", row_ptr),
-                copy(".cols", columns));
+                static_cast<int>(values.size()), v, r, c);
 }
 
 /// A host copy of a rank's block of A.
