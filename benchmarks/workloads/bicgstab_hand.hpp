@@ -1,6 +1,6 @@
 // Functors both hand-written BiCGSTAB variants use (bicgstab_kokkos.cpp and
-// bicgstab_ilu0_kokkos.cpp): the updates of p and s, the first product, and
-// the start.
+// bicgstab_ilu0_kokkos.cpp): the updates of p and s and the first product
+// (the start is solver_hand.hpp's ResidualStart).
 #pragma once
 
 #include "solver_hand.hpp"
@@ -38,20 +38,6 @@ struct UpdateS {
   ConstView r, v;
   double alpha;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { s(i) = r(i) - alpha * v(i); }
-};
-
-/// The start: r = b - A x, r_hat = r, with r.r and b.b.
-struct BicgstabStart {
-  Csr A;
-  ConstView x, b;  // x: all columns
-  View r, r_hat;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
-    const double ri = b(i) - A.row_times(int(i), x);
-    r(i) = ri;
-    r_hat(i) = ri;
-    sums[0] += ri * ri;
-    sums[1] += b(i) * b(i);
-  }
 };
 
 }  // namespace kfuse::bench::solvers::hand

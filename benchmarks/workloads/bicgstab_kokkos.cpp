@@ -72,7 +72,7 @@ class Hand final : public Variant {
       x_.import(A_);
       double sums[2];
       reduce<2>(hand_label("bicgstab: r = b - A x, r_hat = r, r.r, b.b"), n_,
-                BicgstabStart{Csr(A_), x_.all, b_.view(), r_, r_hat_}, sums);
+                ResidualStart{Csr(A_), x_.all, b_.view(), r_, r_hat_}, sums);
       comm.allreduce(sums, 2, ReduceOp::sum);
       rho_ = sums[0];
       b_norm_ = std::sqrt(sums[1]);

@@ -37,20 +37,6 @@ struct UpdateXP {
   }
 };
 
-/// The start: r = b - A x, p = r, with r.r and b.b.
-struct Start {
-  Csr A;
-  ConstView x, b;  // x: all columns
-  View r, p;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
-    const double ri = b(i) - A.row_times(int(i), x);
-    r(i) = ri;
-    p(i) = ri;
-    sums[0] += ri * ri;
-    sums[1] += b(i) * b(i);
-  }
-};
-
 class Hand final : public Variant {
  public:
   explicit Hand(const Setup& setup)
@@ -73,7 +59,7 @@ class Hand final : public Variant {
       x_.import(A_);
       double sums[2];
       reduce<2>(hand_label("cg: r = b - A x, p = r, r.r, b.b"), n_,
-                Start{Csr(A_), x_.all, b_.view(), r_, p_.all}, sums);
+                ResidualStart{Csr(A_), x_.all, b_.view(), r_, p_.all}, sums);
       comm.allreduce(sums, 2, ReduceOp::sum);
       rr_ = sums[0];
       b_norm_ = std::sqrt(sums[1]);

@@ -65,6 +65,21 @@ struct SpmvPAp {
   }
 };
 
+/// The start of CG and BiCGSTAB: r = b - A x, copy = r (CG's p, BiCGSTAB's
+/// r_hat), with r.r and b.b (x: all columns).
+struct ResidualStart {
+  Csr A;
+  ConstView x, b;
+  View r, copy;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
+    const double ri = b(i) - A.row_times(int(i), x);
+    r(i) = ri;
+    copy(i) = ri;
+    sums[0] += ri * ri;
+    sums[1] += b(i) * b(i);
+  }
+};
+
 /// Which row launch index k is: the k-th of a list, or the k-th after `first`.
 struct ListedRows {
   Rows rows;
