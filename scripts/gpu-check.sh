@@ -270,18 +270,35 @@ relocate_cuda() {  # KOKKOS-PREFIX CUDA-ROOT
   fi
 }
 
-# After a program died of a signal (exit 134 or 139): the stack of the same run under gdb,
-# when the machine has gdb and the budget leaves time, appended to LOG.
+# After a program died of a signal (exit 134 or 139): the stack of the same run, appended to
+# LOG, when the budget leaves time: under gdb, or else (the GPU machine has no gdb) with
+# scripts/crash-report.c preloaded, its code addresses named by addr2line.
 crash_backtrace() {  # RC LOG CMD...
   local rc=$1 log=$2 left
   shift 2
   ((rc == 134 || rc == 139)) || return 0
-  command -v gdb >/dev/null || { echo "- (no gdb here for a backtrace)" >> "$summary"; return 0; }
   left=$(remaining)
   ((left > 20)) || return 0
+  ((left < 120)) || left=120
   echo "== $* (exit $rc)" >> "$log"
-  timeout --kill-after=5 "$((left < 120 ? left : 120))" \
-    gdb -batch -ex run -ex bt --args "$@" >> "$log" 2>&1 || true
+  if command -v gdb >/dev/null; then
+    timeout --kill-after=5 "$left" gdb -batch -ex run -ex bt --args "$@" >> "$log" 2>&1 || true
+  elif command -v cc >/dev/null && command -v addr2line >/dev/null; then
+    local report=$build/crash-report.so
+    cc -shared -fPIC -O1 -o "$report" "$repo/scripts/crash-report.c" -ldl >> "$log" 2>&1 || return 0
+    # OMPI_MCA_opal_signal empty: Open MPI leaves the signals to the preloaded handler.
+    OMPI_MCA_opal_signal='' LD_PRELOAD=$report timeout --kill-after=5 "$left" "$@" 2>&1 |
+      grep '^crash-report:' | while read -r _ kind file offset symbol; do
+        if [ -f "$file" ] && [ "$kind" != signal ]; then
+          echo "$kind $(basename "$file") $offset ${symbol:-$(addr2line -f -C -e "$file" "$offset" | head -n1 | cut -c1-600)}"
+        else
+          echo "$kind $file $offset $symbol"
+        fi
+      done >> "$log" || true
+  else
+    echo "- (no gdb, cc or addr2line here for a backtrace)" >> "$summary"
+    return 0
+  fi
   echo "- backtrace of the crash above: $(basename "$log")" >> "$summary"
 }
 

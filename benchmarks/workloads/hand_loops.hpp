@@ -5,7 +5,8 @@
 // value once. A kernel that stores arrays and sums per point into Kokkos's
 // value (a reference the compiler cannot tell apart from the stored arrays)
 // turns every sum into a store and a reload: about 5x slower on these CPUs.
-// On GPUs, as a GPU programmer writes them: a thread per point.
+// On GPUs, as a GPU programmer writes them: a thread per point, a box's points as one
+// flat range (the schedule of kfuse's own GPU kernels, kfuse/array/box_loop.hpp).
 #pragma once
 
 #include <cstdint>
@@ -43,6 +44,15 @@ void reduce_into(const std::string& label, const Policy& policy, const Functor& 
                  double* sums) {
   Sums<M> total;
   Kokkos::parallel_reduce(label, policy, functor, total);
+  for (unsigned m = 0; m < M; ++m) sums[m] = total.v[m];
+}
+
+/// Runs detail::reduce_box of `functor` (a SumsOf<M>) over `box` and stores its M sums in `sums`.
+template <unsigned M, class Functor>
+void reduce_points(const std::string& label, const detail::Box<2>& box, const Functor& functor,
+                   double* sums) {
+  Sums<M> total;
+  detail::reduce_box(label, box, functor, total);
   for (unsigned m = 0; m < M; ++m) sums[m] = total.v[m];
 }
 
@@ -106,9 +116,9 @@ struct PointSums : SumsOf<M> {
   }
 };
 
-/// A thread per point of a box (GPUs).
-inline Kokkos::MDRangePolicy<detail::ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>
-points_of(const Range2& box) {
+/// The box as kfuse's loops take it: on GPUs they run a thread per point as a flat range,
+/// coalesced along rows, where Kokkos 3.4's MDRangePolicy is slow (kfuse/array/box_loop.hpp).
+inline detail::Box<2> points_of(const Range2& box) {
   return {{box.lo0, box.lo1}, {box.hi0, box.hi1}};
 }
 
@@ -119,7 +129,7 @@ void reduce_box(const std::string& label, const Range2& box, const Body& body, d
     reduce_into<M>(label, IndexRange(box.lo0, box.hi0),
                    RowSums<M, Body>{{}, body, box.lo1, box.hi1}, sums);
   else
-    reduce_into<M>(label, points_of(box), PointSums<M, Body>{{}, body}, sums);
+    reduce_points<M>(label, points_of(box), PointSums<M, Body>{{}, body}, sums);
 }
 
 /// body(i, j) along row i.
@@ -147,7 +157,7 @@ void for_box(const std::string& label, const Range2& box, const Body& body) {
     Kokkos::parallel_for(label, IndexRange(box.lo0, box.hi0),
                          RowLoop<Body>{body, box.lo1, box.hi1});
   else
-    Kokkos::parallel_for(label, points_of(box), PointLoop<Body>{body});
+    detail::for_box(label, points_of(box), PointLoop<Body>{body});
 }
 
 /// The owned box of a grid's arrays, in view coordinates.

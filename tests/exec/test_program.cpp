@@ -362,6 +362,47 @@ TEST_CASE("host reductions are the same bits at any thread count: lanes, then ca
   CHECK(sum_of(a3) == host_launch_sum(a3.gather(), 70));
 }
 
+namespace {
+/// Records the points FlatBox::call visits, in call order (3 indices a point).
+struct RecordPoint {
+  std::int64_t* points;
+  std::int64_t* count;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, std::int64_t k) const {
+    std::int64_t* p = points + 3 * (*count)++;
+    p[0] = i, p[1] = j, p[2] = k;
+  }
+};
+template <std::size_t Bytes>
+struct FunctorOf {
+  char bytes[Bytes];
+};
+template <class Policy>
+constexpr bool light_weight =
+    std::is_same_v<typename Policy::work_item_property,
+                   Kokkos::Experimental::WorkItemProperty::HintLightWeight_t>;
+}  // namespace
+
+TEST_CASE("GPU launches: a box's flat range visits its points row-major; light-weight hint") {
+  // FlatBox: point k of the flat range is the k-th point of the nested loops.
+  const kfuse::detail::Box<3> box{{1, -2, 3}, {4, 2, 8}};
+  const kfuse::detail::FlatBox<3> flat(box);
+  CHECK(flat.size() == 3 * 4 * 5);
+  std::vector<std::int64_t> seen(3 * flat.size()), want;
+  std::int64_t count = 0;
+  for (std::int64_t k = 0; k < flat.size(); ++k) flat.call(k, RecordPoint{seen.data(), &count});
+  for (std::int64_t i = 1; i < 4; ++i)
+    for (std::int64_t j = -2; j < 2; ++j)
+      for (std::int64_t k = 3; k < 8; ++k) want.insert(want.end(), {i, j, k});
+  CHECK(seen == want);
+  CHECK(kfuse::detail::FlatBox<2>(kfuse::detail::Box<2>{{0, 5}, {3, 5}}).size() == 0);
+
+  // Functors up to light_functor_bytes launch light-weight (kernel parameters on CUDA).
+  using kfuse::detail::light_functor_bytes;
+  using Small = decltype(kfuse::detail::range_for<FunctorOf<light_functor_bytes>>(0, 1));
+  using Large = decltype(kfuse::detail::range_for<FunctorOf<light_functor_bytes + 8>>(0, 1));
+  static_assert(light_weight<Small> && !light_weight<Large>);
+}
+
 TEST_CASE("eager u = shift<1>(u) has NumPy semantics") {
   kfuse::Grid<1> grid(kfuse::Comm(), {20}, kfuse::GridOptions<1>{1, {true}});
   kfuse::Array<double, 1> u(grid, "u");

@@ -15,6 +15,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "kfuse/array/box_loop.hpp"
 #include "kfuse/array/view.hpp"
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/error.hpp"
@@ -29,19 +30,6 @@ namespace detail {
 /// Runs `target = expr` now (defined in kfuse/exec/eager.hpp).
 template <class T, int N, class Expr>
 void eager_assign(Array<T, N>& target, const Expr& expr);
-
-/// parallel_for over a box: RangePolicy for N = 1, MDRangePolicy otherwise.
-template <int N, class Functor>
-void for_box(const std::string& label, const Kokkos::Array<std::int64_t, N>& lo,
-             const Kokkos::Array<std::int64_t, N>& hi, const Functor& functor) {
-  using Index = Kokkos::IndexType<std::int64_t>;
-  if constexpr (N == 1) {
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Index>(lo[0], hi[0]), functor);
-  } else {
-    Kokkos::parallel_for(label, Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<N>, Index>(lo, hi),
-                         functor);
-  }
-}
 
 template <class F, class T, int N>
 struct FillWith;
@@ -115,15 +103,15 @@ class Array {
   void fill_with(const F& f) {
     const Grid<N>& g = grid();
     detail::FillWith<F, T, N> functor{state_->view, f, {}, {}, {}, g.halo()};
-    Kokkos::Array<std::int64_t, N> lo, hi;
+    detail::Box<N> box;
     for (int d = 0; d < N; ++d) {
       functor.begin[d] = g.local_begin(d);
       functor.global[d] = g.global_extent(d);
       functor.periodic[d] = g.periodic(d);
-      lo[d] = 0;
-      hi[d] = state_->view.extent(d);
+      box.lo[d] = 0;
+      box.hi[d] = state_->view.extent(d);
     }
-    detail::for_box<N>("kfuse:fill_with[" + label() + "]", lo, hi, functor);
+    detail::for_box<N>("kfuse:fill_with[" + label() + "]", box, functor);
     state_->halo_stale = has_zero_gradient();
   }
 

@@ -32,6 +32,16 @@ namespace detail {
 /// Runs `target = expr` now (defined in kfuse/exec/eager.hpp).
 template <class T, class Expr>
 void eager_assign(Vector<T>& target, const Expr& expr);
+
+/// Vector::fill_with's kernel: v(i) = f(begin + i). A functor, not a lambda, like every
+/// kernel in kfuse's headers (docs/backends.md, "Lambdas in headers").
+template <class View, class F>
+struct FillVector {
+  View v;
+  F f;
+  index_t begin;
+  KOKKOS_INLINE_FUNCTION void operator()(index_t i) const { v(i) = f(begin + i); }
+};
 }  // namespace detail
 
 template <class T>
@@ -85,11 +95,10 @@ class Vector {
   template <class F>
   void fill_with(const F& f) {
     const view_type v = state_->view;
-    const index_t begin = row_map().local_begin();
     Kokkos::parallel_for(
         "kfuse:fill_with[" + label() + "]",
         Kokkos::RangePolicy<detail::ExecSpace, Kokkos::IndexType<index_t>>(0, index_t(v.extent(0))),
-        KOKKOS_LAMBDA(index_t i) { v(i) = f(begin + i); });
+        detail::FillVector<view_type, F>{v, f, row_map().local_begin()});
     mark_halo_stale();
   }
 
@@ -125,8 +134,10 @@ class Vector {
       all.erase(std::remove_if(all.begin(), all.end(),
                                [](const GhostBuffer& b) { return b.matrix.expired(); }),
                 all.end());
-      if (g != nullptr) *g = GhostBuffer{matrix, values, false};
-      else all.push_back(GhostBuffer{matrix, values, false});
+      if (g != nullptr)
+        *g = GhostBuffer{matrix, values, false};
+      else
+        all.push_back(GhostBuffer{matrix, values, false});
       return values;
     }
     return g->values;
@@ -153,8 +164,8 @@ class Vector {
     State(const RowMap& m, std::string l)
         : map(m),
           label(std::move(l)),
-          view(detail::allocate_view<view_type>("kfuse::Vector", label,
-                                                std::array<index_t, 1>{m.local_size()}, sizeof(T))) {}
+          view(detail::allocate_view<view_type>(
+              "kfuse::Vector", label, std::array<index_t, 1>{m.local_size()}, sizeof(T))) {}
   };
   GhostBuffer* find(const void* matrix) const {
     for (GhostBuffer& g : state_->ghosts)
@@ -180,8 +191,8 @@ class Vector {
     if (root < 0)
       comm.allgatherv(mine.data(), out.data(), counts, displs);
     else
-      MPI_Gatherv(mine.data(), counts[comm.rank()], type, out.data(), counts.data(),
-                  displs.data(), type, root, comm.native());
+      MPI_Gatherv(mine.data(), counts[comm.rank()], type, out.data(), counts.data(), displs.data(),
+                  type, root, comm.native());
     return out;
 #else
     (void)root;

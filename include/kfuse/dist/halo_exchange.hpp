@@ -438,15 +438,15 @@ class HaloExchange {
         for (int side = 0; side < 2; ++side) {
           const bool low = side == 0;
           if (low ? grid.coord(d) != 0 : grid.coord(d) != grid.ranks(d) - 1) continue;
-          Kokkos::Array<std::int64_t, N> lo, hi;
+          detail::Box<N> box;
           for (int k = 0; k < N; ++k) {
-            lo[k] = 0;
-            hi[k] = static_cast<std::int64_t>(array.view().extent(k));
+            box.lo[k] = 0;
+            box.hi[k] = static_cast<std::int64_t>(array.view().extent(k));
           }
-          lo[d] = low ? 0 : h + grid.local_extent(d);
-          hi[d] = lo[d] + h;
+          box.lo[d] = low ? 0 : h + grid.local_extent(d);
+          box.hi[d] = box.lo[d] + h;
           detail::MirrorFace<T, N> f{array.view(), d, h, h + grid.local_extent(d) - 1, low};
-          detail::for_box<N>("kfuse:halo-mirror", lo, hi, f);
+          detail::for_box<N>("kfuse:halo-mirror", box, f);
         }
       }
     };

@@ -15,6 +15,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "kfuse/array/box_loop.hpp"
 #include "kfuse/array/view.hpp"
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/kokkos_compat.hpp"
@@ -380,26 +381,15 @@ void launch_on_host(const std::string& label, const Box<N>& box, const Kernel& k
   }
 }
 
-/// Whether launch() takes the host schedule (InnerLoop calls) or the GPU one
-/// (a thread per point, Kokkos' own reduction). A program compiled with
-/// KFUSE_DEVICE_SCHEDULE_ON_HOST=1 runs the GPU schedule on a host backend, so
-/// that builds without a GPU test it too (tests/exec, *.device_schedule).
-#if defined(KFUSE_DEVICE_SCHEDULE_ON_HOST) && KFUSE_DEVICE_SCHEDULE_ON_HOST
-inline constexpr bool host_schedule = false;
-#else
-inline constexpr bool host_schedule = std::is_same_v<ExecSpace, Kokkos::DefaultHostExecutionSpace>;
-#endif
-
 /// Launches `kernel` over `box` (view coordinates) and, when the group has
 /// reductions, leaves their values in `acc`. GPUs get one thread per point
-/// (parallel_for or parallel_reduce); host CPUs an InnerLoop over the
+/// (for_box or reduce_box: a flat range); host CPUs an InnerLoop over the
 /// innermost dimension whose partial sums are joined here in call order.
 /// On host CPUs a kernel with integer powers whose exponents all are small
 /// runs under PointFacts::small_powers: its loop then holds no test on n and
 /// vectorises (GPUs need none: the test is uniform across threads).
 template <int N, class Kernel, class Accumulators>
 void launch(const std::string& label, const Box<N>& box, const Kernel& kernel, Accumulators* acc) {
-  using Index = Kokkos::IndexType<index_t>;
   constexpr bool reduces = !std::is_same_v<Accumulators, NoAccumulators>;
   if constexpr (reduces) acc->init();
   if (box.size() == 0) return;
@@ -410,19 +400,10 @@ void launch(const std::string& label, const Box<N>& box, const Kernel& kernel, A
     }
     launch_on_host(label, box, kernel, acc);
   } else {
-    auto run = [&](const auto& policy) {
-      if constexpr (reduces)
-        Kokkos::parallel_reduce(label, policy, kernel, *acc);
-      else
-        Kokkos::parallel_for(label, policy, kernel);
-    };
-    if constexpr (N == 1) {
-      run(Kokkos::RangePolicy<ExecSpace, Index>(box.lo[0], box.hi[0]));
-    } else {
-      Kokkos::Array<index_t, N> lo, hi;
-      for (int d = 0; d < N; ++d) lo[d] = box.lo[d], hi[d] = box.hi[d];
-      run(Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<N>, Index>(lo, hi));
-    }
+    if constexpr (reduces)
+      reduce_box(label, box, kernel, *acc);
+    else
+      for_box(label, box, kernel);
   }
 }
 

@@ -32,7 +32,8 @@ inline void check_same_values(const char* api, const Comm& comm, std::vector<std
   comm.allreduce(hi.data(), static_cast<int>(hi.size()), ReduceOp::max);
   std::string error;
   if (values != hi)
-    error = error_message(api, ": ranks passed different ", what, "; every rank must pass the same");
+    error =
+        error_message(api, ": ranks passed different ", what, "; every rank must pass the same");
   comm.agree_or_throw(error);
 }
 
@@ -70,6 +71,24 @@ void check_square_blocks(const char* api, const CsrMatrix<T>& A) {
   A.range().comm().agree_or_throw(error);
 }
 
+/// inverse_diagonal's kernel: out(row) = 1 / A(row, row), counting rows whose diagonal is
+/// missing or zero.
+template <class T, class RowPtr, class Columns, class Values, class Out>
+struct InvertDiagonal {
+  RowPtr row_ptr;
+  Columns columns;
+  Values values;
+  Out out;
+  index_t shift;  // global row - global column of a diagonal entry's local column
+  KOKKOS_INLINE_FUNCTION void operator()(index_t row, index_t& bad) const {
+    T diagonal = 0;
+    for (auto k = row_ptr(row); k < row_ptr(row + 1); ++k)
+      if (columns(k) == row + shift) diagonal += values(k);
+    if (diagonal == T(0)) ++bad;
+    out(row) = diagonal == T(0) ? T(0) : T(1) / diagonal;
+  }
+};
+
 /// 1 / A(i, i) for every owned row (Jacobi); an error if a diagonal entry is
 /// missing or zero.
 template <class T>
@@ -84,13 +103,8 @@ Vector<T> inverse_diagonal(const char* api, const CsrMatrix<T>& A) {
   Kokkos::parallel_reduce(
       "kfuse:inverse_diagonal",
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, A.local_rows()),
-      KOKKOS_LAMBDA(index_t row, index_t & bad) {
-        T diagonal = 0;
-        for (auto k = row_ptr(row); k < row_ptr(row + 1); ++k)
-          if (columns(k) == row + shift) diagonal += values(k);
-        if (diagonal == T(0)) ++bad;
-        out(row) = diagonal == T(0) ? T(0) : T(1) / diagonal;
-      },
+      InvertDiagonal<T, decltype(row_ptr), decltype(columns), decltype(values), decltype(out)>{
+          row_ptr, columns, values, out, shift},
       missing);
   std::string error;
   if (missing > 0)

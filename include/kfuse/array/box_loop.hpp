@@ -1,0 +1,154 @@
+// Parallel loops over an index box (view coordinates), a thread per point on GPUs.
+//
+// On a GPU a box of rank 2 or more runs as one 1-D RangePolicy over its points, index k
+// split row-major into (i, j, ...), rather than as an MDRangePolicy. Kokkos 3.4's CUDA
+// MDRangePolicy maps threadIdx.x to the first dimension, the strided one of a LayoutRight
+// view, in blocks of its default tile (16 x 2: 32 threads); its reductions run only the
+// first tile-product threads of each block, in at most block-size blocks. Every 2-D
+// reduction, kfuse's and the hand-written benchmarks' alike, ran at 6-7% of an H100's
+// STREAM triad so. A flat range is read coalesced along the contiguous last dimension
+// and launched like every 1-D kernel; the price is an integer division per dimension
+// beyond the first. Host CPUs keep RangePolicy / MDRangePolicy over rows (kfuse's own
+// kernels loop inside a row there: exec/kernel.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <Kokkos_Core.hpp>
+
+#include "kfuse/array/view.hpp"
+#include "kfuse/core/config.hpp"
+#include "kfuse/core/kokkos_compat.hpp"
+#include "kfuse/core/spaces.hpp"
+
+namespace kfuse::detail {
+
+/// Whether loops take the host schedule (loops along rows inside the functor) or the GPU
+/// one (a thread per point). A program compiled with KFUSE_DEVICE_SCHEDULE_ON_HOST=1 runs
+/// the GPU schedule on a host backend, so that builds without a GPU test it too (tests/exec,
+/// *.device_schedule).
+#if defined(KFUSE_DEVICE_SCHEDULE_ON_HOST) && KFUSE_DEVICE_SCHEDULE_ON_HOST
+inline constexpr bool host_schedule = false;
+#else
+inline constexpr bool host_schedule = std::is_same_v<ExecSpace, Kokkos::DefaultHostExecutionSpace>;
+#endif
+
+/// The points of a box as one flat range [0, size()), row-major.
+template <int N>
+struct FlatBox {
+  index_t lo[N];
+  index_t extent[N];
+
+  explicit FlatBox(const Box<N>& box) {
+    for (int d = 0; d < N; ++d) {
+      lo[d] = box.lo[d];
+      extent[d] = box.hi[d] > box.lo[d] ? box.hi[d] - box.lo[d] : 0;
+    }
+  }
+  index_t size() const {
+    index_t n = 1;
+    for (int d = 0; d < N; ++d) n *= extent[d];
+    return n;
+  }
+  /// f(i, j, ..., rest...) at point k.
+  template <class F, class... Rest>
+  KOKKOS_INLINE_FUNCTION void call(index_t k, const F& f, Rest&... rest) const {
+    index_t index[N];
+    for (int d = N - 1; d > 0; --d) {
+      const index_t q = k / extent[d];
+      index[d] = lo[d] + (k - q * extent[d]);
+      k = q;
+    }
+    index[0] = lo[0] + k;
+    call_with(index, f, std::make_integer_sequence<int, N>{}, rest...);
+  }
+
+ private:
+  template <class F, int... D, class... Rest>
+  KOKKOS_INLINE_FUNCTION static void call_with(const index_t (&index)[N], const F& f,
+                                               std::integer_sequence<int, D...>, Rest&... rest) {
+    f(index[D]..., rest...);
+  }
+};
+
+/// parallel_for functor: f(i, j, ...) at flat point k.
+template <int N, class F>
+struct FlatBoxFor {
+  F f;
+  FlatBox<N> box;
+  KOKKOS_INLINE_FUNCTION void operator()(index_t k) const { box.call(k, f); }
+};
+
+/// parallel_reduce functor: f(i, j, ..., value) at flat point k, with f's value_type,
+/// init and join.
+template <int N, class F>
+struct FlatBoxReduce {
+  using value_type = typename F::value_type;
+  F f;
+  FlatBox<N> box;
+  KOKKOS_INLINE_FUNCTION void operator()(index_t k, value_type& value) const {
+    box.call(k, f, value);
+  }
+  KOKKOS_INLINE_FUNCTION void init(value_type& value) const { f.init(value); }
+  KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
+    f.join(into, from);
+  }
+  KFUSE_VOLATILE_JOIN(value_type)
+};
+
+/// The largest functor launched with Kokkos' light-weight hint: below the 4 KiB of kernel
+/// parameters Kokkos (3.4 and 4) passes such a functor in, with room for the policy.
+inline constexpr std::size_t light_functor_bytes = 3072;
+
+/// [begin, end) for `Functor`. A CUDA functor of 512 bytes or more goes, by default, through
+/// constant memory, and that launch first waits on the host for the previous one to finish;
+/// a fused kernel, holding every view and constant of its statements, is often that large.
+/// The light-weight hint passes it as kernel parameters instead (ignored on host backends).
+template <class Functor>
+auto range_for(index_t begin, index_t end) {
+  Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>> range(begin, end);
+  if constexpr (sizeof(Functor) <= light_functor_bytes)
+    return Kokkos::Experimental::require(range,
+                                         Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+  else
+    return range;
+}
+
+/// parallel_for of f(i, j, ...) over `box`: RangePolicy (rank 1) or MDRangePolicy on host
+/// CPUs, a flat range of points on GPUs.
+template <int N, class F>
+void for_box(const std::string& label, const Box<N>& box, const F& f) {
+  if constexpr (N == 1) {
+    Kokkos::parallel_for(label, range_for<F>(box.lo[0], box.hi[0]), f);
+  } else if constexpr (host_schedule) {
+    Kokkos::Array<index_t, N> lo, hi;
+    for (int d = 0; d < N; ++d) lo[d] = box.lo[d], hi[d] = box.hi[d];
+    Kokkos::parallel_for(
+        label,
+        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<N>, Kokkos::IndexType<index_t>>(lo, hi), f);
+  } else {
+    using Flat = FlatBoxFor<N, F>;
+    const FlatBox<N> flat(box);
+    Kokkos::parallel_for(label, range_for<Flat>(0, flat.size()), Flat{f, flat});
+  }
+}
+
+/// parallel_reduce of f(i, j, ..., value) over `box` into `result`, a thread per point (GPUs:
+/// host CPUs reduce along rows inside their functors instead).
+template <int N, class F>
+void reduce_box(const std::string& label, const Box<N>& box, const F& f,
+                typename F::value_type& result) {
+  if constexpr (N == 1) {
+    Kokkos::parallel_reduce(label, range_for<F>(box.lo[0], box.hi[0]), f, result);
+  } else {
+    using Flat = FlatBoxReduce<N, F>;
+    const FlatBox<N> flat(box);
+    Kokkos::parallel_reduce(label, range_for<Flat>(0, flat.size()), Flat{f, flat}, result);
+  }
+}
+
+}  // namespace kfuse::detail
