@@ -7,8 +7,10 @@
 #   scripts/gpu-check.sh run OUT-DIR     on the GPU machine, with .gpu/ carried along: builds the
 #                                        tests, examples and kfuse-bench with nvcc for its GPU,
 #                                        runs ctest and kfuse-bench at GPU sizes, and writes
-#                                        summary.md, ctest.log, build.log, bench.txt and
-#                                        bench.json into OUT-DIR (about 9 minutes on 16 cores)
+#                                        summary.md, ctest.log, build.log, bench.txt,
+#                                        bench.json and, when a workload crashed, its stack
+#                                        (bench-crash.txt: gdb, or scripts/crash-report.c)
+#                                        into OUT-DIR (about 9 minutes on 16 cores)
 #   scripts/gpu-check.sh simulate OUT-DIR
 #                                        `run` here, as root, in a mount namespace that hides
 #                                        the Debian packages the GPU machine lacks (Boost,
@@ -47,7 +49,7 @@ JOBS=${JOBS:-$(nproc)}
 
 die() { echo "gpu-check: error: $*" >&2; exit 1; }
 say() { echo "gpu-check: $*"; }
-usage() { sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 
 # The benchmark sizes on a GPU: each workload's arrays (and matrix) take at least 1 GiB in all,
 # so that every kernel streams from device memory rather than the 50-60 MB L2.
