@@ -62,9 +62,9 @@ GPU_BENCH_SIZES=(
   swe=5120
   cfd=4608
   cg=4096
-  cg_matfree=6144
   bicgstab=4096
   gmg=4096
+  cg_matfree=6144  # last: 83 s in run 4 (MDRangePolicy then), the others 9-16 s each
 )
 GPU_STREAM_DOUBLES=134217728  # 1 GiB an array, 3 GiB in all
 
