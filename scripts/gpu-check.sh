@@ -287,7 +287,8 @@ crash_backtrace() {  # RC LOG CMD...
     timeout --kill-after=5 "$left" gdb -batch -ex run -ex bt --args "$@" >> "$log" 2>&1 || true
   elif command -v cc >/dev/null && command -v addr2line >/dev/null; then
     local report=$build/crash-report.so
-    cc -shared -fPIC -O1 -o "$report" "$repo/scripts/crash-report.c" -ldl >> "$log" 2>&1 || return 0
+    [ "$report" -nt "$repo/scripts/crash-report.c" ] ||  # built once for every crash
+      cc -shared -fPIC -O1 -o "$report" "$repo/scripts/crash-report.c" -ldl >> "$log" 2>&1 || return 0
     # OMPI_MCA_opal_signal empty: Open MPI leaves the signals to the preloaded handler.
     OMPI_MCA_opal_signal='' LD_PRELOAD=$report timeout --kill-after=5 "$left" "$@" 2>&1 |
       grep '^crash-report:' | while read -r _ kind file offset symbol; do

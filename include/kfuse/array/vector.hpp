@@ -18,6 +18,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "kfuse/array/box_loop.hpp"
 #include "kfuse/array/view.hpp"
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/error.hpp"
@@ -95,10 +96,9 @@ class Vector {
   template <class F>
   void fill_with(const F& f) {
     const view_type v = state_->view;
-    Kokkos::parallel_for(
-        "kfuse:fill_with[" + label() + "]",
-        Kokkos::RangePolicy<detail::ExecSpace, Kokkos::IndexType<index_t>>(0, index_t(v.extent(0))),
-        detail::FillVector<view_type, F>{v, f, row_map().local_begin()});
+    detail::for_box<1>("kfuse:fill_with[" + label() + "]",
+                       detail::Box<1>{{0}, {index_t(v.extent(0))}},
+                       detail::FillVector<view_type, F>{v, f, row_map().local_begin()});
     mark_halo_stale();
   }
 
