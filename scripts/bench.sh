@@ -4,6 +4,8 @@
 #   scripts/bench.sh [kfuse-bench options...]   e.g. scripts/bench.sh --workload cg
 #   RANKS=4 scripts/bench.sh                     MPI ranks (default 2)
 #   JOBS=2, PYTHON=/usr/bin/python3              build parallelism, plotting interpreter
+#   KFUSE_BENCH_BLAS=system                      PETSc on the system's default BLAS instead
+#                                                of OpenBLAS
 #
 # Writes results/bench.json and, with benchmarks/plot.py, the charts in results/.
 set -euo pipefail
@@ -34,6 +36,27 @@ mkdir -p results
 mpirun_args=(-np "$RANKS")
 if ((RANKS > $(nproc))); then
   mpirun_args+=(--oversubscribe)  # timings are then not worth much
+fi
+# PETSc (and Kokkos Kernels' BLAS calls) on an optimised BLAS, as an expert installs it:
+# Debian's OpenBLAS, for the benchmark's processes only. Debian's PETSc links the
+# libblas.so.3 that update-alternatives selects, by default the unoptimised reference BLAS.
+if [[ ${KFUSE_BENCH_BLAS:-openblas} == openblas ]]; then
+  openblas=${KFUSE_DEPS_DIR:-$PWD/.deps}/openblas
+  stage openblas kfuse_unpack_openblas "$openblas"
+  blas_lib=$(kfuse_openblas_lib "$openblas")
+  mpirun_args+=(-x "LD_LIBRARY_PATH=$blas_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+  # OpenBLAS picks its kernels by CPU model, and falls back to its oldest (Prescott) for a
+  # model it does not know, as in VMs that hide theirs: name them by the instruction set.
+  if [[ -z ${OPENBLAS_CORETYPE:-} ]]; then
+    if grep -qw avx512f /proc/cpuinfo; then
+      OPENBLAS_CORETYPE=SkylakeX
+    elif grep -qw avx2 /proc/cpuinfo; then
+      OPENBLAS_CORETYPE=Haswell
+    fi
+  fi
+  if [[ -n ${OPENBLAS_CORETYPE:-} ]]; then
+    mpirun_args+=(-x "OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE")
+  fi
 fi
 stage run mpirun "${mpirun_args[@]}" build/bench/benchmarks/kfuse-bench \
   --json results/bench.json "$@"

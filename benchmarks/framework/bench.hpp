@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -74,6 +75,9 @@ class Variant {
   virtual Fields result() const = 0;
   /// Declared per-iteration figures.
   virtual Figures figures() const = 0;
+  /// How a library peer was built (PETSc: version, optimisation, BLAS), for
+  /// the table's footnotes and the JSON; empty for kfuse and hand-written code.
+  virtual std::map<std::string, std::string> build() const { return {}; }
 };
 
 using Factory = std::function<std::unique_ptr<Variant>(const Setup&)>;
@@ -92,6 +96,13 @@ struct Workload {
   std::function<double(const Setup&)> min_bytes;
   /// Source file of the kfuse variants and of the hand-written one (compile times).
   std::string source, kokkos_source;
+  /// Distinct bytes an iteration touches, all ranks (each array once, the
+  /// matrices once). % STREAM is printed only where this is at least 4x the
+  /// last-level cache of each node; other rows say `cache`.
+  std::function<double(const Setup&)> working_set;
+  /// Memory-bound workloads: without --size, the size grows from default_size
+  /// until the working set is that large. Others keep default_size.
+  bool memory_bound = false;
 };
 
 struct VariantEntry {

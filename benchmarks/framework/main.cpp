@@ -59,9 +59,10 @@ int run(int argc, char** argv) {
   app.add_option("--nit", options.nit, "cfd: pressure-Poisson sweeps per time step")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--stream-size", options.stream_elements, "STREAM triad: doubles per array and rank")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  app.add_option("--stream-size", options.stream_elements,
+                 "STREAM triad: doubles per array and rank (default: the fewest, at least 2^23, "
+                 "that put the three arrays at 4x the last-level cache)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--json", options.json, "write the rows as JSON to this file");
   app.add_option("--compile-times", options.compile_times_dir,
                  "folder of <source>.seconds files left by the build")

@@ -19,6 +19,14 @@ std::string format(const char* f, double v) {
 
 std::string ratio(double v) { return v > 0 ? format("%.2fx", v) : "—"; }
 
+std::string mebibytes(double bytes) { return format("%.0f MiB", bytes / (1024.0 * 1024.0)); }
+
+/// % STREAM where the working set is beyond the cache, `cache` where not.
+std::string pct_stream(const Row& r) {
+  if (r.bytes_per_iter <= 0) return "—";
+  return r.beyond_cache ? format("%.0f%%", r.pct_stream) : "cache";
+}
+
 std::string count(double v) {
   return v == std::floor(v) ? format("%.0f", v) : format("%.2f", v);
 }
@@ -44,7 +52,8 @@ void write_markdown(std::ostream& out, const std::vector<Row>& rows, const Strea
                     const Options& options) {
   const int ranks = rows.empty() ? 1 : rows.front().ranks;
   out << "\n## kfuse-bench: " << ranks << " rank(s), STREAM triad " << format("%.1f", stream.gbps)
-      << " GB/s (" << stream.elements_per_rank << " doubles per array and rank)\n\n";
+      << " GB/s (" << stream.elements_per_rank << " doubles per array and rank), last-level cache "
+      << mebibytes(double(stream.cache_bytes)) << "\n\n";
   out << "| workload | size | variant | time/iter (ms) | kernels/iter | allreduces/iter | "
          "exchanges/iter | GB/s | % STREAM | vs unfused | vs kokkos | vs petsc | max rel diff | "
          "compile (s) | status |\n";
@@ -55,20 +64,37 @@ void write_markdown(std::ostream& out, const std::vector<Row>& rows, const Strea
     out << "| " << r.workload << " | " << r.size << " | " << r.variant << " | "
         << format("%.3f", r.time_per_iter_s * 1e3) << " | " << kernels(r, declared_kernels) << " | "
         << count(r.allreduces_per_iter) << " | " << count(r.exchanges_per_iter) << " | "
-        << (r.bytes_per_iter > 0 ? format("%.1f", r.gbps) : "—") << " | "
-        << (r.bytes_per_iter > 0 ? format("%.0f%%", r.pct_stream) : "—") << " | "
+        << (r.bytes_per_iter > 0 ? format("%.1f", r.gbps) : "—") << " | " << pct_stream(r) << " | "
         << ratio(r.speedup_vs_unfused) << " | " << ratio(r.speedup_vs_kokkos) << " | "
         << ratio(r.speedup_vs_petsc) << " | " << format("%.1e", r.max_rel_diff) << " | "
         << (r.compile_s >= 0 ? format("%.1f", r.compile_s) : "—") << " | " << r.status << " |\n";
   }
 
-  out << "\n% STREAM: median over the repetitions of the variant's GB/s over the triad run right "
+  out << "\nGB/s: model bytes per iteration (reads and writes counted separately, as STREAM "
+         "does) over the time. % STREAM: only where the working set (the distinct bytes an "
+         "iteration touches) is at least 4x the last-level cache on each node, `cache` elsewhere (";
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    if (k == 0 || rows[k].workload != rows[k - 1].workload)
+      out << (k ? ", " : "") << rows[k].workload << " " << mebibytes(rows[k].working_set_bytes);
+  out << "); the median over the repetitions of the variant's GB/s over the triad run right "
          "after that repetition (GB/s of those triads, median:";
   for (std::size_t k = 0; k < rows.size(); ++k)
     if (k == 0 || rows[k].workload != rows[k - 1].workload)
       out << (k ? ", " : " ") << rows[k].workload << " "
           << format("%.1f", rows[k].stream_gbps_alongside);
   out << ").\n";
+
+  // Library peers' builds: one footnote per variant name.
+  std::map<std::string, std::string> builds;
+  for (const Row& r : rows) {
+    if (r.build.empty() || builds.count(r.variant)) continue;
+    std::string text;
+    for (const auto& [key, value] : r.build)
+      text += (text.empty() ? "" : "; ") + key + ": " + value;
+    builds[r.variant] = text;
+  }
+  for (const auto& [variant, text] : builds)
+    out << "\n`" << variant << "` built as: " << text << ".\n";
 
   if (declared_kernels)
     out << "\n(n): kernels per iteration as the variant declares them; its launches are not "
@@ -119,7 +145,10 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const Opt
     j["exchanges_per_iter"] = r.exchanges_per_iter;
     j["bytes_per_iter"] = r.bytes_per_iter;
     j["gbps"] = r.gbps;
-    j["pct_stream"] = r.pct_stream;
+    j["pct_stream"] = r.beyond_cache ? nlohmann::json(r.pct_stream) : nlohmann::json(nullptr);
+    j["working_set_bytes"] = r.working_set_bytes;
+    j["cache_bytes"] = r.cache_bytes;
+    j["beyond_cache"] = r.beyond_cache;
     j["min_bytes_per_iter"] = r.min_bytes_per_iter;
     j["effective_gbps"] = r.effective_gbps;
     j["stream_gbps"] = r.stream_gbps;
@@ -133,6 +162,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const Opt
     j["compile_s"] = r.compile_s >= 0 ? nlohmann::json(r.compile_s) : nlohmann::json(nullptr);
     j["status"] = r.status;
     if (!r.message.empty()) j["message"] = r.message;
+    if (!r.build.empty()) j["build"] = r.build;
     j["command"] = options.command_line;
     all.push_back(j);
   }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ struct Options {
   int iterations = 0;                  ///< 0: each workload's default
   int repetitions = 10;
   int nit = 50;
-  std::int64_t stream_elements = std::int64_t{1} << 23;  ///< per rank
+  std::int64_t stream_elements = 0;  ///< per rank; 0: beyond the cache (stream.hpp)
   int stream_repetitions = 10;
   int stream_repetitions_alongside = 3;  ///< triads after each timed repetition of a workload
   std::string json;
@@ -45,9 +46,13 @@ struct Row {
   double bytes_per_iter = 0, gbps = 0;
   double pct_stream = 0;  ///< median over repetitions of gbps / the triad measured alongside
   double min_bytes_per_iter = 0, effective_gbps = 0;
+  double working_set_bytes = 0;  ///< distinct bytes an iteration touches (Workload::working_set)
+  std::int64_t cache_bytes = 0;  ///< the last-level cache of each node
+  bool beyond_cache = false;     ///< working set >= 4x the cache on each node: % STREAM applies
   double speedup_vs_unfused = 0, speedup_vs_kokkos = 0, speedup_vs_petsc = 0;  ///< 0: n/a
   double max_rel_diff = 0;
   std::string worst_field;
+  std::map<std::string, std::string> build;  ///< Variant::build()
   double compile_s = -1;  ///< < 0: unknown
   double stream_gbps = 0;            ///< the suite's triad (at the start)
   double stream_gbps_alongside = 0;  ///< median of the triads alongside this workload's repetitions

@@ -1,6 +1,10 @@
 #include "stream.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
+#include <string>
 
 #include "timer.hpp"
 
@@ -26,14 +30,68 @@ struct Init {
   }
 };
 
+/// The size of the host's highest-level data or unified cache from sysfs
+/// ("32768K"), where sysconf does not know it (it answers 0 on some CPUs).
+std::int64_t sysfs_cache_bytes() {
+  std::int64_t best = 0;
+  int best_level = 0;
+  for (int index = 0; index < 16; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    std::ifstream level_file(dir + "/level"), type_file(dir + "/type"), size_file(dir + "/size");
+    int level = 0;
+    std::string type, size;
+    if (!(level_file >> level) || !(type_file >> type) || !(size_file >> size)) break;
+    if (type == "Instruction" || level < best_level) continue;
+    std::int64_t bytes = std::stoll(size);
+    const char unit = size.back();
+    bytes *= unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1;
+    best = bytes, best_level = level;
+  }
+  return best;
+}
+
+}  // namespace
+
+std::int64_t last_level_cache_bytes() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, detail::MemSpace>::accessible) {
+    int device = 0, bytes = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device);
+    return bytes;
+  }
+#endif
+  for (int name : {_SC_LEVEL4_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+    const long bytes = sysconf(name);
+    if (bytes > 0) return bytes;
+  }
+  return sysfs_cache_bytes();
+}
+
+int ranks_on_node(const Comm& comm) { return comm.node_allreduce(1, ReduceOp::sum); }
+
+bool beyond_cache(double bytes, const Comm& comm, std::int64_t cache_bytes) {
+  const double per_node = bytes / comm.size() * ranks_on_node(comm);
+  return cache_bytes > 0 && per_node >= 4.0 * double(cache_bytes);
+}
+
+namespace {
+
+std::int64_t triad_elements(const Comm& comm, std::int64_t n) {
+  if (n > 0) return n;
+  const double cache = double(last_level_cache_bytes());
+  const double beyond = 4.0 * cache / (3.0 * sizeof(double) * ranks_on_node(comm));
+  return std::max<std::int64_t>(std::int64_t{1} << 23, std::int64_t(beyond) + 1);
+}
+
 }  // namespace
 
 StreamTriad::StreamTriad(const Comm& comm, std::int64_t n)
     : comm_(comm),
-      n_(n),
-      a_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:a"), n),
-      b_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:b"), n),
-      c_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:c"), n) {
+      n_(triad_elements(comm, n)),
+      a_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:a"), n_),
+      b_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:b"), n_),
+      c_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:c"), n_) {
   Kokkos::parallel_for("stream:init", Policy(0, n_), Init{a_, b_, c_});
   run();  // warm-up: the arrays' pages and the kernel are ready for every measure()
   Kokkos::fence();
@@ -49,7 +107,7 @@ StreamResult StreamTriad::measure(int repetitions) const {
     const double seconds = timed_max_over_ranks(comm_, [&] { run(); });
     best = std::max(best, 24.0 * double(n_) * comm_.size() / seconds / 1e9);
   }
-  return StreamResult{best, n_, repetitions};
+  return StreamResult{best, n_, repetitions, last_level_cache_bytes()};
 }
 
 }  // namespace kfuse::bench

@@ -5,6 +5,11 @@
 // measures it once at the start (the table's header) and again alongside
 // every timed repetition of every workload, so that % of STREAM compares
 // times taken under the same machine conditions (these machines drift).
+//
+// A rate measures memory only when the data is well beyond the last-level
+// cache: STREAM's rule is 4x. The triad's arrays are sized by that rule from
+// the cache this process sees, and a workload's % STREAM is printed only
+// where its working set is that large too.
 #pragma once
 
 #include <cstdint>
@@ -17,12 +22,27 @@ struct StreamResult {
   double gbps = 0;                 ///< all ranks together
   std::int64_t elements_per_rank = 0;
   int repetitions = 0;
+  std::int64_t cache_bytes = 0;  ///< last_level_cache_bytes()
 };
+
+/// Bytes of the last-level cache in front of the memory the kernels use: the
+/// host's largest data cache (sysconf, else sysfs), or the GPU's L2; 0 when
+/// unknown.
+std::int64_t last_level_cache_bytes();
+
+/// Ranks of `comm` on this rank's node, which share its cache. Collective.
+int ranks_on_node(const Comm& comm);
+
+/// Whether `bytes` spread evenly over the ranks of `comm` put at least 4x the
+/// last-level cache on each node (STREAM's rule).
+bool beyond_cache(double bytes, const Comm& comm, std::int64_t cache_bytes);
 
 /// The triad's arrays, allocated, initialised and warmed up once (collective,
 /// like measure()).
 class StreamTriad {
  public:
+  /// elements_per_rank = 0: the fewest (at least 2^23) that put the three
+  /// arrays beyond the cache.
   StreamTriad(const Comm& comm, std::int64_t elements_per_rank);
   /// Best rate over `repetitions` timed triads.
   StreamResult measure(int repetitions) const;

@@ -1,3 +1,5 @@
+// What an expert writes: bicgstab's expert kernels, with the triangular solves
+// from Kokkos Kernels (what an expert calls rather than writes).
 // bicgstab_ilu0 by hand: bicgstab_kokkos.cpp's five kernels with the right
 // preconditioner between them, p^ = M p after kernel 1 and s^ = M s after
 // kernel 3, each two Kokkos Kernels triangular solves with the rank's ILU(0)

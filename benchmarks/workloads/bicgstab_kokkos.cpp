@@ -1,7 +1,9 @@
+// What an expert writes: the fewest passes over memory BiCGSTAB's dependences
+// allow, products overlapped with imports, reductions split over lanes.
 // BiCGSTAB by hand: the expert's five Kokkos kernels per iteration (each
 // boundary forced by a data dependence: a product needs its whole input, a
 // scalar needs a reduction), the two products overlapped with the ghost
-// imports of p and s, reductions summed in registers by chunks
+// imports of p and s, reductions summed in registers by chunks and lanes
 // (solver_hand.hpp), three allreduces:
 //   kernel 1: p = r + beta (p - omega v)
 //   kernel 2: v = A p, d = v.r_hat                     -> alpha = rho / d

@@ -81,9 +81,9 @@ class KokkosKernelsBicgstab final : public Variant {
     f.kernels = 11;  // 4 updates, 2 spmv, 5 dots
     f.allreduces = 3;
     f.exchanges = 2;
-    // {p, r, v}, {p, v} + A, {v, r_hat}, {s, r, v}, {s, t} + A, {t, s}, {t},
-    // {x, p, s}, {r, s, t}, {r, r_hat}, {r}
-    f.bytes = 192.0 * double(A_.global_rows()) + 2 * matrix_bytes(A_);
+    // read / written: p r v / p, p / v + A, v r_hat, r v / s, s / t + A, t s, t,
+    // x p s / x, s t / r, r r_hat, r
+    f.bytes = 208.0 * double(A_.global_rows()) + 2 * matrix_bytes(A_);
     return f;
   }
 

@@ -1,3 +1,5 @@
+// What an expert writes: b fused into the first sweep (a pass fewer), each
+// sweep one vectorised pass; sweeps cannot fuse (each reads its neighbours' new p).
 // Cavity flow by hand: per step one kernel for b and the first sweep, nit - 1
 // sweep kernels, one update kernel, each by rows (hand_loops.hpp); halos
 // through kfuse::HaloExchange. The arithmetic is cfd.cpp's, in the same order.

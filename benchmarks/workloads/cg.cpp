@@ -1,7 +1,8 @@
 // cg: conjugate gradients on the 2-D 5-point Poisson matrix (CSR), a fixed
 // iteration count from x = 0 (solvers.hpp). The kfuse variants: the shipped
 // kfuse::cg (fused), and its iteration written here with kfuse::fuse over the
-// PerStatement and Unfused policies.
+// PerStatement and Unfused policies; fused_single_reduction is kfuse::cg with
+// SolverOptions::cg_single_reduction (2 kernels and 1 allreduce an iteration).
 #include <string>
 
 #include "solver_kfuse.hpp"
@@ -14,6 +15,11 @@ struct SolveCg {
     return kfuse::cg(p.A, x, p.b, options);
   }
 };
+struct SolveCgSingleReduction {
+  SolveResult operator()(const CsrProblem& p, Vec& x, const SolverOptions& options) const {
+    return kfuse::cg(p.A, x, p.b, single_reduction(options));
+  }
+};
 
 template <class Policy>
 std::unique_ptr<Variant> steps(const Setup& s) {
@@ -24,7 +30,7 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
     "cg",
     "CG on the 2-D 5-point Poisson matrix (CSR), no preconditioner, fixed iteration count",
     1000,
-    100,
+    20,
     1e-6,
     grid_label,
     [](const Setup& s) {
@@ -33,13 +39,22 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
       return cg_min_bytes(n, 12.0 * nnz + 4.0 * n);       // 32-bit offsets
     },
     "benchmarks/workloads/cg.cpp",
-    "benchmarks/workloads/cg_kokkos.cpp"}));
+    "benchmarks/workloads/cg_kokkos.cpp",
+    [](const Setup& s) {  // A, and x, r, p, Ap
+      const double n = double(s.size) * double(s.size);
+      return 12.0 * (5.0 * n - 4.0 * double(s.size)) + 4.0 * n + 32.0 * n;
+    },
+    true}));
 KFUSE_BENCH_REGISTER(register_variant("cg", "fused", [](const Setup& s) {
   return make_shipped(CsrProblem(cg_matrix(s)), s, SolveCg{}, CgFigures{});
 }));
 KFUSE_BENCH_REGISTER(register_variant("cg", "per_statement", steps<kfuse::PerStatement>));
 KFUSE_BENCH_REGISTER(register_variant("cg", "unfused", steps<kfuse::Unfused>));
 KFUSE_BENCH_REGISTER(register_variant("cg", "fused_steps", steps<kfuse::Fused>));
+KFUSE_BENCH_REGISTER(register_variant("cg", "fused_single_reduction", [](const Setup& s) {
+  return make_shipped(CsrProblem(cg_matrix(s)), s, SolveCgSingleReduction{},
+                      CgSingleReductionFigures{});
+}));
 
 }  // namespace
 }  // namespace kfuse::bench::solvers

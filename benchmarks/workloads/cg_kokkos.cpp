@@ -1,7 +1,9 @@
+// What an expert writes: the fewest passes over memory CG's dependences allow,
+// the product overlapped with the import, reductions split over lanes.
 // CG by hand: the expert's three Kokkos kernels per iteration on the local
 // CSR block, the ghost import of p through the matrix's import plan,
 // overlapped with the interior rows, reductions summed in registers by
-// chunks (solver_hand.hpp):
+// chunks and lanes (solver_hand.hpp):
 //   kernel 1: Ap = A p, pAp = p.Ap          (interior rows, then ":boundary" rows)
 //   kernel 2: r -= alpha Ap, rr' = r.r
 //   kernel 3: x += alpha p, p = r + beta p   (p is read there anyway)

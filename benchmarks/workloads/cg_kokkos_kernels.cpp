@@ -60,8 +60,8 @@ class KokkosKernelsCg final : public Variant {
     f.kernels = 6;  // spmv, dot, axpy, axpy, dot, axpby
     f.allreduces = 2;
     f.exchanges = 1;
-    // {p, Ap} + A, {p, Ap}, {x, p}, {r, Ap}, {r}, {r, p}
-    f.bytes = 88.0 * double(A_.global_rows()) + matrix_bytes(A_);
+    // read / written: p / Ap + A, p Ap, x p / x, r Ap / r, r, r p / p
+    f.bytes = 112.0 * double(A_.global_rows()) + matrix_bytes(A_);
     return f;
   }
 

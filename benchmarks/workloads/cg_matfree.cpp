@@ -2,7 +2,8 @@
 // 5-point stencil on an Array<double, 2> (no matrix), a fixed iteration count
 // from x = 0 (solvers.hpp). The kfuse variants: the shipped kfuse::cg_matfree
 // (fused), and its iteration written here with kfuse::fuse over the
-// PerStatement and Unfused policies.
+// PerStatement and Unfused policies; fused_single_reduction with
+// SolverOptions::cg_single_reduction.
 #include <string>
 
 #include "solver_kfuse.hpp"
@@ -13,6 +14,11 @@ namespace {
 struct SolveMatfree {
   SolveResult operator()(const GridProblem& p, Array2& x, const SolverOptions& options) const {
     return kfuse::cg_matfree(Laplacian5{}, x, p.b, options);
+  }
+};
+struct SolveMatfreeSingleReduction {
+  SolveResult operator()(const GridProblem& p, Array2& x, const SolverOptions& options) const {
+    return kfuse::cg_matfree(Laplacian5{}, x, p.b, single_reduction(options));
   }
 };
 
@@ -26,18 +32,24 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
     "CG on the 2-D Poisson problem with the operator as a 5-point stencil on a grid (no "
     "matrix), fixed iteration count",
     1000,
-    100,
+    20,
     1e-6,
     grid_label,
     [](const Setup& s) { return cg_min_bytes(double(s.size) * double(s.size), 0); },
     "benchmarks/workloads/cg_matfree.cpp",
-    "benchmarks/workloads/cg_matfree_kokkos.cpp"}));
+    "benchmarks/workloads/cg_matfree_kokkos.cpp",
+    [](const Setup& s) { return 32.0 * double(s.size) * double(s.size); },  // x, r, p, Ap
+    true}));
 KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "fused", [](const Setup& s) {
   return make_shipped(GridProblem(s), s, SolveMatfree{}, CgFigures{});
 }));
 KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "per_statement", steps<kfuse::PerStatement>));
 KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "unfused", steps<kfuse::Unfused>));
 KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "fused_steps", steps<kfuse::Fused>));
+KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "fused_single_reduction", [](const Setup& s) {
+  return make_shipped(GridProblem(s), s, SolveMatfreeSingleReduction{},
+                      CgSingleReductionFigures{});
+}));
 
 }  // namespace
 }  // namespace kfuse::bench::solvers

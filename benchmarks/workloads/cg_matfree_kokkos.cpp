@@ -1,9 +1,11 @@
+// What an expert writes: the fewest passes over memory CG's dependences allow,
+// the stencil overlapped with the halo exchange, reductions split over lanes.
 // Matrix-free CG by hand: three Kokkos kernels per iteration on the grid
 // arrays, the stencil fused with its dot and overlapped with p's halo
 // exchange (kfuse::HaloExchange: interior points while the messages fly,
 // then the boundary strips, labelled ":boundary" as kfuse does). Kernels run
 // by rows, an inner loop along j per row, sums kept in registers for a row
-// (solver_hand.hpp says why):
+// and split over lanes (hand_loops.hpp says why):
 //   kernel 1: Ap = 4 p - p(i-1,j) - p(i+1,j) - p(i,j-1) - p(i,j+1), pAp = p.Ap
 //   kernel 2: r -= alpha Ap, rr' = r.r
 //   kernel 3: x += alpha p, p = r + beta p   (p is read there anyway)

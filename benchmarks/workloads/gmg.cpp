@@ -92,10 +92,10 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
     "gmg",
     "CG preconditioned by a geometric multigrid V-cycle (2 levels, weighted Jacobi) on the 2-D "
     "5-point Poisson matrix, fixed iteration count",
-    1024, 20,
+    1024, 10,
     // The iterates agree to rounding: the same operators and weights everywhere.
     1e-6, grid_label, gmg_min_bytes, "benchmarks/workloads/gmg.cpp",
-    "benchmarks/workloads/gmg_kokkos.cpp"}));
+    "benchmarks/workloads/gmg_kokkos.cpp", gmg_working_set, true}));
 KFUSE_BENCH_REGISTER(register_variant("gmg", "fused", [](const Setup& s) {
   CsrProblem problem(cg_matrix(s));
   const Multigrid M = pc::multigrid(problem.A, gmg_shape(s), gmg_options());

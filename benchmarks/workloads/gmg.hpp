@@ -40,17 +40,32 @@ inline int gmg_cycle_products(const pc::MultigridOptions& o) {
   return (o.levels - 1) * (2 * o.sweeps + 2) + o.coarse_sweeps - 1;
 }
 
-/// Compulsory traffic per CG iteration, all ranks, for gmg_options(): the
-/// operators as often as they are applied (A three times: CG's product, the
-/// residual, the post-sweep; R and P once; 12 bytes an entry, 4 a row) and
-/// the fine vectors x, r, p, z and D^-1 once (8 bytes). A: 5 entries a row;
-/// R: 9 per coarse row (n / 4 rows); P: the same entries on n rows.
+/// Bytes of gmg_options()'s operators on an n x n fine grid (12 bytes an
+/// entry, 4 a row). A: 5 entries a row; R: 9 per coarse row (n / 4 rows); P:
+/// the same entries on n rows.
+struct GmgOperatorBytes {
+  double fine_points, A, R, P;
+  explicit GmgOperatorBytes(const Setup& s)
+      : fine_points(double(s.size) * double(s.size)),
+        A(12.0 * 5.0 * fine_points + 4.0 * fine_points),
+        R(12.0 * 9.0 * fine_points / 4.0 + 4.0 * fine_points / 4.0),
+        P(12.0 * 9.0 * fine_points / 4.0 + 4.0 * fine_points) {}
+};
+
+/// Compulsory traffic per CG iteration, all ranks: the operators as often as
+/// they are applied (A three times: CG's product, the residual, the
+/// post-sweep; R and P once), the fine vectors x, r, p, z each read and
+/// written (16 bytes) and D^-1 read (8 bytes).
 inline double gmg_min_bytes(const Setup& s) {
-  const double n = double(s.size) * double(s.size);
-  const double A = 12.0 * 5.0 * n + 4.0 * n;
-  const double R = 12.0 * 9.0 * n / 4.0 + 4.0 * n / 4.0;
-  const double P = 12.0 * 9.0 * n / 4.0 + 4.0 * n;
-  return 3.0 * A + R + P + 5.0 * 8.0 * n;
+  const GmgOperatorBytes b(s);
+  return 3.0 * b.A + b.R + b.P + 72.0 * b.fine_points;
+}
+
+/// Distinct bytes of a CG iteration: A, R and P once, the fine vectors x, r,
+/// p, Ap, z, the cycle's u and t, D^-1, and about 3 coarse vectors.
+inline double gmg_working_set(const Setup& s) {
+  const GmgOperatorBytes b(s);
+  return b.A + b.R + b.P + 64.0 * b.fine_points + 3.0 * 8.0 * b.fine_points / 4.0;
 }
 
 /// gmg_solve's `fused_chebyshev`: kfuse's stronger cycle, for time to

@@ -1,3 +1,5 @@
+// What an expert writes: CG and the V-cycle fused across their boundary (the
+// expert knows the preconditioner), products overlapped, reductions in lanes.
 // gmg by hand (gmg.hpp): the expert's preconditioned CG with the V-cycle
 // written into it, on the local CSR blocks of the same operators (A, R, P
 // and the weights of kfuse::pc::multigrid's hierarchy), every product

@@ -1,12 +1,14 @@
 // Loops of the hand-written (`kokkos`) variants, as an expert CPU programmer
 // writes them: a parallel loop over chunks of indices (rank 1) or over rows
 // (rank 2) with a contiguous inner loop marked independent, and sums kept in
-// local variables (registers) for a chunk or row, added to Kokkos's reduction
-// value once. A kernel that stores arrays and sums per point into Kokkos's
-// value (a reference the compiler cannot tell apart from the stored arrays)
-// turns every sum into a store and a reload: about 5x slower on these CPUs.
-// On GPUs, as a GPU programmer writes them: a thread per point, a box's points as one
-// flat range (the schedule of kfuse's own GPU kernels, kfuse/array/box_loop.hpp).
+// local variables (registers) for a chunk or row, split over lanes, added to
+// Kokkos's reduction value once. A kernel that stores arrays and sums per
+// point into Kokkos's value (a reference the compiler cannot tell apart from
+// the stored arrays) turns every sum into a store and a reload: about 5x
+// slower on these CPUs; one running sum instead of lanes chains every add to
+// the previous one: about 2-4x slower. On GPUs, as a GPU programmer writes
+// them: a thread per point, a box's points as one flat range (the schedule of
+// kfuse's own GPU kernels, kfuse/array/box_loop.hpp).
 #pragma once
 
 #include <cstdint>
@@ -62,21 +64,45 @@ inline constexpr bool host_loops =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace, detail::MemSpace>::accessible;
 
 /// Indices per chunk of a rank-1 loop.
-inline constexpr std::int64_t chunk_size = host_loops ? 512 : 1;
+inline constexpr std::int64_t chunk_size = host_loops ? 1024 : 1;
 
-/// body(i, local) for i in [0, n), by chunks, M sums in `local`.
+/// Independent partial sums of a host loop: point k of a loop adds into lane
+/// k % lanes, so consecutive points' adds do not wait on each other and a
+/// vector of points adds into a vector of sums.
+inline constexpr int lanes = 8;
+
+/// point(k, local) for k in [begin, end), M sums split over the lanes, then
+/// added to `sums` (a host chunk or row).
+template <unsigned M, class Point>
+KOKKOS_INLINE_FUNCTION void sum_over_lanes(std::int64_t begin, std::int64_t end, const Point& point,
+                                           double* sums) {
+  double lane[lanes][M] = {};
+  std::int64_t k = begin;
+  for (; k + lanes <= end; k += lanes) {
+    KFUSE_INDEPENDENT_ITERATIONS
+    for (int l = 0; l < lanes; ++l) point(k + l, lane[l]);
+  }
+  for (int l = 0; k + l < end; ++l) point(k + l, lane[l]);
+  for (unsigned m = 0; m < M; ++m) {
+    double total = 0;
+    for (int l = 0; l < lanes; ++l) total += lane[l][m];
+    sums[m] += total;
+  }
+}
+
+/// body(i, local) for i in [0, n), by chunks on host CPUs (a point per call on GPUs).
 template <unsigned M, class Body>
 struct Chunked : SumsOf<M> {
   Body body;
   std::int64_t n;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t chunk, Sums<M>& sums) const {
-    double local[M];
-    for (unsigned m = 0; m < M; ++m) local[m] = 0;
-    const std::int64_t begin = chunk * chunk_size;
-    const std::int64_t end = begin + chunk_size < n ? begin + chunk_size : n;
-    KFUSE_INDEPENDENT_ITERATIONS
-    for (std::int64_t i = begin; i < end; ++i) body(i, local);
-    for (unsigned m = 0; m < M; ++m) sums.v[m] += local[m];
+    if constexpr (host_loops) {
+      const std::int64_t begin = chunk * chunk_size;
+      const std::int64_t end = begin + chunk_size < n ? begin + chunk_size : n;
+      sum_over_lanes<M>(begin, end, body, sums.v);
+    } else {
+      body(chunk, sums.v);
+    }
   }
 };
 
@@ -87,23 +113,47 @@ void reduce(const std::string& label, std::int64_t n, const Body& body, double* 
                  Chunked<M, Body>{{}, body, n}, sums);
 }
 
+/// body(i) for i in [begin, begin + chunk_size) ∩ [.., end): the inner loop marked independent.
+template <class Body>
+struct ChunkLoop {
+  Body body;
+  std::int64_t begin, end;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t chunk) const {
+    const std::int64_t first = begin + chunk * chunk_size;
+    const std::int64_t last = first + chunk_size < end ? first + chunk_size : end;
+    KFUSE_INDEPENDENT_ITERATIONS
+    for (std::int64_t i = first; i < last; ++i) body(i);
+  }
+};
+
+/// parallel_for of body(i) over [begin, end), by chunks on host CPUs.
+template <class Body>
+void for_range(const std::string& label, std::int64_t begin, std::int64_t end, const Body& body) {
+  Kokkos::parallel_for(label, IndexRange(0, (end - begin + chunk_size - 1) / chunk_size),
+                       ChunkLoop<Body>{body, begin, end});
+}
+
 /// A 2-D index box [lo0, hi0) x [lo1, hi1).
 struct Range2 {
   std::int64_t lo0, lo1, hi0, hi1;
   bool empty() const { return lo0 >= hi0 || lo1 >= hi1; }
 };
 
-/// body(i, j, local) along row i, M sums in `local`.
+/// body(i, j, local) at column j of row i (a point of sum_over_lanes).
+template <class Body>
+struct AlongRow {
+  const Body& body;
+  std::int64_t i;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t j, double* local) const { body(i, j, local); }
+};
+
+/// body(i, j, local) along row i, M sums split over the lanes (host CPUs).
 template <unsigned M, class Body>
 struct RowSums : SumsOf<M> {
   Body body;
   std::int64_t j0, j1;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Sums<M>& sums) const {
-    double local[M];
-    for (unsigned m = 0; m < M; ++m) local[m] = 0;
-    KFUSE_INDEPENDENT_ITERATIONS
-    for (std::int64_t j = j0; j < j1; ++j) body(i, j, local);
-    for (unsigned m = 0; m < M; ++m) sums.v[m] += local[m];
+    sum_over_lanes<M>(j0, j1, AlongRow<Body>{body, i}, sums.v);
   }
 };
 

@@ -135,6 +135,30 @@ struct CgFigures {
   }
 };
 
+/// Figures of the single-reduction CG iteration (kfuse::cg with
+/// SolverOptions::cg_single_reduction), from the same program built here.
+struct CgSingleReductionFigures {
+  template <class Problem>
+  Figures operator()(const Problem& problem) const {
+    using V = typename Problem::V;
+    V x = problem.vector("x"), r = problem.vector("r"), p = problem.vector("p"),
+      s = problem.vector("s"), w = problem.vector("w");
+    CgScalars c;
+    Scalar<double> rw("r.w");
+    const auto iteration =
+        kfuse::detail::cg_single_reduction_iteration(problem.op(), x, r, p, s, w, rw, c);
+    static_assert(decltype(iteration)::kernel_count == 2 &&
+                  decltype(iteration)::allreduce_count == 1);
+    return solver_figures(iteration, problem.rows(), problem.matrix(), 1);
+  }
+};
+
+/// The options of the shipped solve, with the single-reduction CG.
+inline SolverOptions single_reduction(SolverOptions options) {
+  options.cg_single_reduction = true;
+  return options;
+}
+
 /// BiCGSTAB stepped one iteration at a time: the program of bicgstab_iteration<Policy>.
 template <class Policy, class Problem>
 class BicgstabSteps final : public Variant {

@@ -129,9 +129,10 @@ inline Fields solution_fields(const Array2& b, const Array2& x) {
 }
 
 // ---- traffic model ----------------------------------------------------------------
-// Bytes per iteration, all ranks: every vector a kernel touches counts once
-// (8 bytes per entry; kfuse's explain() model), plus per sparse product the
-// matrix: 8-byte values, 32-bit column indices and row offsets.
+// Bytes per iteration, all ranks, as STREAM counts them (kfuse's explain()
+// model): a vector a kernel reads counts once, a vector it writes once more
+// (8 bytes per entry each time), plus per sparse product the matrix: 8-byte
+// values, 32-bit column indices and row offsets.
 
 inline double matrix_bytes(const Matrix& A) {
   return double(sizeof(Matrix::value_type) + sizeof(Matrix::ordinal_type)) *
@@ -139,13 +140,11 @@ inline double matrix_bytes(const Matrix& A) {
          double(sizeof(Matrix::offset_type)) * double(A.global_rows());
 }
 
-/// CG in 3 kernels: {p, Ap} + A, {r, Ap}, {x, r, p}.
-inline double cg_min_bytes(double rows, double matrix) { return 56.0 * rows + matrix; }
-/// BiCGSTAB in 5 kernels: {p, r, v}, {p, v, r_hat} + A, {s, r, v}, {s, t} + A,
-/// {x, p, s, r, t, r_hat}.
-inline double bicgstab_min_bytes(double rows, double matrix) {
-  return 136.0 * rows + 2.0 * matrix;
-}
+/// CG in 3 kernels (read / written): p / Ap + A, r Ap / r, x p r / x p.
+inline double cg_min_bytes(double rows, double matrix) { return 80.0 * rows + matrix; }
+/// BiCGSTAB in 5 kernels (read / written): p r v / p, p r_hat / v + A, r v / s,
+/// s / t + A, x p s t r_hat / x r.
+inline double bicgstab_min_bytes(double rows, double matrix) { return 152.0 * rows + 2.0 * matrix; }
 
 /// Declared figures of a kfuse program (explain()'s bytes) plus `products`
 /// sparse products of A per run.

@@ -15,11 +15,19 @@
 // Built only where CMake found PETSc (MPI builds: KFUSE_BENCH_HAVE_PETSC).
 #ifdef KFUSE_BENCH_HAVE_PETSC
 
+#include <dlfcn.h>
 #include <petscksp.h>
 
 #include <functional>
+#include <regex>
 #include <string>
 #include <vector>
+
+// PETSc's record of its own build: static strings, some unused here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-variable"
+#include <petscmachineinfo.h>
+#pragma GCC diagnostic pop
 
 #include "gmg.hpp"
 #include "solvers.hpp"
@@ -40,6 +48,32 @@ void ensure_petsc() {
   PetscBool up = PETSC_FALSE;
   KFUSE_BENCH_PETSC(PetscInitialized(&up));
   if (!up) KFUSE_BENCH_PETSC(PetscInitializeNoArguments());
+}
+
+/// PETSc's version, the optimisation flags its C code was compiled with (its
+/// own record), and the BLAS this process loaded for it (the library that
+/// defines ddot_, and OpenBLAS's configuration when it is OpenBLAS).
+std::map<std::string, std::string> petsc_build() {
+  std::map<std::string, std::string> facts;
+  char version[128] = {};
+  KFUSE_BENCH_PETSC(PetscGetVersion(version, sizeof version));
+  facts["version"] = version;
+  const std::string compiler = petsccompilerinfo;
+  static const std::regex optimisation(R"((?:^|\s)(-O\S*|-march=\S+|-mtune=\S+))");
+  std::string flags;
+  for (std::sregex_iterator
+           it(compiler.begin(), compiler.begin() + compiler.find('\n', 1), optimisation),
+       end;
+       it != end; ++it)
+    flags += (flags.empty() ? "" : " ") + (*it)[1].str();
+  facts["c_optimisation"] = flags;
+  Dl_info where{};
+  void* dot = dlsym(RTLD_DEFAULT, "ddot_");
+  facts["blas"] = dot && dladdr(dot, &where) && where.dli_fname ? where.dli_fname : "unknown";
+  using Config = char* (*)();
+  if (auto config = reinterpret_cast<Config>(dlsym(RTLD_DEFAULT, "openblas_get_config")))
+    facts["blas"] += " (OpenBLAS: " + std::string(config()) + ")";
+  return facts;
 }
 
 /// A as an MPIAIJ matrix on the same rows, preallocated exactly.
@@ -167,6 +201,7 @@ class PetscSolve final : public Variant {
   }
 
   Figures figures() const override { return figures_; }
+  std::map<std::string, std::string> build() const override { return petsc_build(); }
 
  private:
   Matrix A_;
@@ -184,8 +219,8 @@ class PetscSolve final : public Variant {
 
 /// PETSc's vector operations per iteration, as KSPSolve_CG / KSPSolve_BCGS
 /// call them with PCNONE (declared: PETSc launches no Kokkos kernels to
-/// count). Bytes: every vector an operation touches, once, plus the matrix
-/// per MatMult.
+/// count). Bytes as STREAM counts them: every vector an operation reads,
+/// once, every vector it writes once more, plus the matrix per MatMult.
 Figures petsc_figures(const Matrix& A, double kernels, double allreduces, double exchanges,
                       double vector_bytes_per_row, int products) {
   Figures f;
@@ -196,21 +231,35 @@ Figures petsc_figures(const Matrix& A, double kernels, double allreduces, double
   return f;
 }
 
-// CG: MatMult {p, z}, VecDot {p, z}, VecAXPY x {x, p}, VecAXPY r {r, z},
-// PCApply (PCNONE: VecCopy {r, z}), VecDot {z, r}, VecAYPX p {p, z}.
+// CG (read / written): MatMult p / z, VecDot p z, VecAXPY x p / x, VecAXPY r z / r,
+// PCApply (PCNONE: VecCopy r / z), VecDot z r, VecAYPX p z / p: 17 vector passes.
 KFUSE_BENCH_REGISTER(register_variant("cg", "petsc", [](const Setup& s) {
   Matrix A = cg_matrix(s);
-  const Figures f = petsc_figures(A, 7, 2, 1, 7 * 16.0, 1);
+  const Figures f = petsc_figures(A, 7, 2, 1, 17 * 8.0, 1);
   return std::make_unique<PetscSolve>(s, std::move(A), KSPCG, KSP_NORM_NATURAL, f);
 }));
 
-// BiCGSTAB (right side, PCNONE): VecDot rho {r, r_hat}, VecAXPBYPCZ p {p, r, v},
-// PCApply (VecCopy {p, w}) + MatMult {w, v}, VecDot d {v, r_hat}, VecWAXPY s
-// {s, r, v}, PCApply {s, w} + MatMult {w, t}, VecDotNorm2 {s, t}, VecAXPBYPCZ x
-// {x, p, s}, VecWAXPY r {r, s, t}, VecNorm {r}.
+// CG with -ksp_cg_single_reduction (KSPSolve_CG_SingleReduction, PCNONE; read /
+// written): VecAYPX p z / p, VecAYPX s w / s, VecAXPY x p / x, VecAXPY r s / r,
+// PCApply (VecCopy r / z), MatMult z / w, VecDot z r, VecDot z w (one allreduce
+// for both): 20 vector passes.
+KFUSE_BENCH_REGISTER(register_variant("cg", "petsc_single_reduction", [](const Setup& s) {
+  Matrix A = cg_matrix(s);
+  const Figures f = petsc_figures(A, 8, 1, 1, 20 * 8.0, 1);
+  auto setup = [](KSP ksp, PC pc) {
+    KFUSE_BENCH_PETSC(PCSetType(pc, PCNONE));
+    KFUSE_BENCH_PETSC(KSPCGUseSingleReduction(ksp, PETSC_TRUE));
+  };
+  return std::make_unique<PetscSolve>(s, std::move(A), KSPCG, KSP_NORM_NATURAL, f, setup);
+}));
+
+// BiCGSTAB (right side, PCNONE; read / written): VecDot rho r r_hat, VecAXPBYPCZ
+// p r v / p, PCApply (VecCopy p / w) + MatMult w / v, VecDot d v r_hat, VecWAXPY
+// r v / s, PCApply s / w + MatMult w / t, VecDotNorm2 s t, VecAXPBYPCZ x p s / x,
+// VecWAXPY s t / r, VecNorm r: 29 vector passes.
 KFUSE_BENCH_REGISTER(register_variant("bicgstab", "petsc", [](const Setup& s) {
   Matrix A = bicgstab_matrix(s);
-  const Figures f = petsc_figures(A, 12, 4, 2, 216, 2);
+  const Figures f = petsc_figures(A, 12, 4, 2, 29 * 8.0, 2);
   return std::make_unique<PetscSolve>(s, std::move(A), KSPBCGS, KSP_NORM_UNPRECONDITIONED, f);
 }));
 

@@ -74,7 +74,9 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
     [](const Setup& s) { return std::to_string(s.size) + "x" + std::to_string(s.size); },
     min_bytes,
     "benchmarks/workloads/stencil_jacobi.cpp",
-    "benchmarks/workloads/stencil_jacobi_kokkos.cpp"}));
+    "benchmarks/workloads/stencil_jacobi_kokkos.cpp",
+    [](const Setup& s) { return 16.0 * double(s.size) * double(s.size); },  // u, v
+    true}));
 KFUSE_BENCH_REGISTER(register_policies<Kfuse>("stencil_jacobi"));
 
 }  // namespace

@@ -1,3 +1,5 @@
+// What an expert writes: the sweep and its residual in one pass over memory,
+// vectorised rows, the sum split over lanes (hand_loops.hpp).
 // Jacobi sweep + residual by hand: halo exchange (kfuse::HaloExchange), then
 // one parallel_reduce by rows (hand_loops.hpp) that writes v and sums
 // (v - u)^2, then one allreduce.

@@ -1,3 +1,5 @@
+// What an expert writes: the whole update and the mass sum in one pass over
+// memory, vectorised rows, the sum split over lanes (hand_loops.hpp).
 // Shallow water by hand: one halo exchange of h, hu, hv (kfuse::HaloExchange),
 // one parallel_reduce by rows (hand_loops.hpp) that writes the new state and
 // sums the mass, one allreduce. The arithmetic is swe.cpp's, in the same order.

@@ -40,6 +40,25 @@ TEST_CASE("Black-Scholes with shared subexpressions as temporaries is one kernel
   static_assert(P::exchange_count == 0);
   static_assert(P::plan::in_register(5) && P::plan::in_register(8), "temporaries stay in registers");
   CHECK(bs.explain().find("register") != std::string::npos);
+  // STREAM's convention: S, X, T read, call and put written; registers are free.
+  CHECK(bs.explain().find("memory traffic: 40 bytes/point (24 read, 16 written)") !=
+        std::string::npos);
+}
+
+TEST_CASE(
+    "explain() counts an array read and written twice, a value written before it is "
+    "read once") {
+  kfuse::Grid<1> grid(kfuse::Comm(), {64});
+  kfuse::Array<double, 1> x(grid, "x"), p(grid, "p"), y(grid, "y");
+  kfuse::Scalar<double> s("s");
+  auto update = kfuse::fuse(x, p, y, s, [](auto x, auto p, auto y, auto s) {
+    return kfuse::seq(kfuse::assign(x, x + 2.0 * p),  // x read and written, p read
+                      kfuse::assign(y, 3.0 * x),      // x's new value: no second read
+                      kfuse::reduce(s, kfuse::sum(y)));
+  });
+  static_assert(decltype(update)::kernel_count == 1);
+  CHECK(update.explain().find("memory traffic: 32 bytes/point (16 read, 16 written)") !=
+        std::string::npos);
 }
 
 TEST_CASE("Jacobi step + residual: 1 kernel, 1 allreduce, 1 exchange point") {
@@ -55,6 +74,8 @@ TEST_CASE("Jacobi step + residual: 1 kernel, 1 allreduce, 1 exchange point") {
   static_assert(decltype(step)::allreduce_count == 1);
   static_assert(decltype(step)::exchange_count == 1);
   CHECK(step.kernel_labels().front() == "kfuse:group[assign v|reduce res]");
+  CHECK(step.explain().find("memory traffic: 16 bytes/point (8 read, 8 written)") !=
+        std::string::npos);
   const std::string dot = step.to_dot();
   CHECK(dot.find("digraph") != std::string::npos);
   CHECK(dot.find("s0 -> s1") != std::string::npos);

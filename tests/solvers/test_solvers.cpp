@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <kfuse/kfuse.hpp>
 
@@ -32,13 +33,15 @@ struct Case {
 };
 
 void compare_with_petsc(const Case& c, bool bicg,
-                        kfuse::Preconditioner pc = kfuse::Preconditioner::none) {
-  INFO(c.name);
+                        kfuse::Preconditioner pc = kfuse::Preconditioner::none,
+                        bool single_reduction = false) {
+  INFO(c.name << (single_reduction ? ", single reduction" : ""));
   const auto& A = c.A;
   const auto b = rhs_of_ones(A);
   kfuse::Vector<double> x(A.domain(), "x");
   kfuse::SolverOptions options{1e-8, 20000};
   options.preconditioner = pc;
+  options.cg_single_reduction = single_reduction;
   kfuse_test::MonitorCheck monitor;
   options.monitor = monitor.monitor();
   const kfuse::SolveResult result =
@@ -47,6 +50,10 @@ void compare_with_petsc(const Case& c, bool bicg,
   settings.type = bicg ? KSPBCGS : KSPCG;
   settings.pc = pc == kfuse::Preconditioner::jacobi ? PCJACOBI : PCNONE;
   if (pc == kfuse::Preconditioner::jacobi && !bicg) settings.side = PC_LEFT;
+  if (single_reduction)
+    settings.configure = [](KSP ksp, Mat) {
+      REQUIRE(KSPCGUseSingleReduction(ksp, PETSC_TRUE) == 0);
+    };
   const auto petsc = petsc_solve(A, b, settings);
   CHECK(result.converged);
   CHECK(monitor.calls == result.iterations + 1);
@@ -76,6 +83,47 @@ TEST_CASE("cg matches PETSc KSPCG on generated and real SPD matrices") {
   // cond ~ 8.6e6: PETSc itself needs 2127-2204 iterations over 1-4 ranks.
   compare_with_petsc({"1138_bus", shared_matrix("spd/1138_bus.mtx"), 120}, false);
 #endif
+}
+
+TEST_CASE("cg_single_reduction matches PETSc KSPCG with -ksp_cg_single_reduction") {
+  kfuse::Comm comm;
+  const auto none = kfuse::Preconditioner::none;
+  compare_with_petsc({"poisson2d 24x20", kfuse::poisson2d<double>(comm, 24, 20), 1}, false, none,
+                     true);
+  compare_with_petsc({"poisson3d 9x8x7", kfuse::poisson3d<double>(comm, 9, 8, 7), 1}, false, none,
+                     true);
+#ifdef KFUSE_MATRICES_DIR
+  compare_with_petsc({"Laplace3D10", shared_matrix("spd/Laplace3D10.mtx"), 1}, false, none, true);
+  compare_with_petsc({"wathen_30_30", shared_matrix("spd/wathen_30_30.mtx"), 2}, false, none, true);
+#endif
+}
+
+TEST_CASE("a single-reduction CG iteration is 2 kernels (counted), the standard one's iterates") {
+  kfuse::Comm comm;
+  const auto A = kfuse::poisson2d<double>(comm, 20, 20);
+  const auto b = rhs_of_ones(A);
+  kfuse::Vector<double> x(A.domain(), "x"), y(A.domain(), "y");
+  kfuse::KernelCounter counter;
+  kfuse::SolverOptions options{1e-30, 10};  // exactly 10 iterations
+  std::vector<double> norms;
+  options.monitor = [&](int, double rnorm) { norms.push_back(rnorm); };
+  kfuse::cg(A, y, b, options);  // the standard form's residual norms
+  const std::vector<double> standard = norms;
+  norms.clear();
+  std::int64_t at_first = 0, at_last = 0;
+  options.cg_single_reduction = true;
+  options.monitor = [&](int it, double rnorm) {
+    norms.push_back(rnorm);
+    if (it == 1) at_first = counter.compute_kernels();
+    if (it == 10) at_last = counter.compute_kernels();
+  };
+  const auto r = kfuse::cg(A, x, b, options);
+  CHECK(r.iterations == 10);
+  CHECK(at_last - at_first == 2 * 9);
+  REQUIRE(norms.size() == standard.size());
+  for (std::size_t k = 0; k < norms.size(); ++k)
+    CHECK(norms[k] == doctest::Approx(standard[k]).epsilon(1e-8));
+  kfuse_test::check_close(x.gather(), y.gather(), 1e-10);
 }
 
 TEST_CASE("cg with Jacobi matches PETSc PCJACOBI") {
@@ -133,6 +181,10 @@ TEST_CASE("cg_matfree on a 5-point stencil equals cg on poisson2d") {
            kfuse::shift<0, 1>(v);
   };
   const auto stencil = kfuse::cg_matfree(laplacian, u, f, kfuse::SolverOptions{1e-10, 1000});
+  kfuse::Array<double, 2> v(grid, "v");
+  kfuse::SolverOptions single{1e-10, 1000};
+  single.cg_single_reduction = true;
+  const auto stencil_single = kfuse::cg_matfree(laplacian, v, f, single);
 
   const auto A = kfuse::poisson2d<double>(comm, nx, ny);  // row i * ny + j
   kfuse::Vector<double> x(A.domain(), "x"), b(A.range(), "b");
@@ -142,6 +194,9 @@ TEST_CASE("cg_matfree on a 5-point stencil equals cg on poisson2d") {
   CHECK(stencil.converged);
   CHECK(std::abs(stencil.iterations - matrix.iterations) <= 1);
   kfuse_test::check_close(u.gather(), x.gather(), 1e-8);
+  CHECK(stencil_single.converged);
+  CHECK(std::abs(stencil_single.iterations - stencil.iterations) <= 1);
+  kfuse_test::check_close(v.gather(), u.gather(), 1e-8);
 }
 
 TEST_CASE("solver input errors: kfuse::Error on every rank, x untouched") {
@@ -160,6 +215,27 @@ TEST_CASE("solver input errors: kfuse::Error on every rank, x untouched") {
   wrong.fill(3.0);
   CHECK_THROWS_WITH_AS(kfuse::cg(A, wrong, rhs), doctest::Contains("columns of"), kfuse::Error);
   kfuse_test::check_close(wrong.gather(), std::vector<double>(24, 3.0), 0);
+
+  // The single-reduction form takes no preconditioner.
+  kfuse::Vector<double> y(A.domain(), "y");
+  y.fill(2.0);
+  kfuse::SolverOptions single;
+  single.cg_single_reduction = true;
+  single.preconditioner = kfuse::Preconditioner::jacobi;
+  CHECK_THROWS_WITH_AS(kfuse::cg(A, y, rhs, single), doctest::Contains("cg_single_reduction"),
+                       kfuse::Error);
+  single.preconditioner = kfuse::Preconditioner::none;
+  CHECK_THROWS_WITH_AS(kfuse::cg(A, y, rhs, single, kfuse::pc::jacobi(A)),
+                       doctest::Contains("takes no preconditioner"), kfuse::Error);
+  kfuse_test::check_close(y.gather(), std::vector<double>(25, 2.0), 0);
+  // Options that differ between ranks: an Error on every rank.
+  if (comm.size() > 1) {
+    kfuse::SolverOptions mixed;
+    mixed.cg_single_reduction = comm.rank() == 1;
+    CHECK_THROWS_WITH_AS(kfuse::cg(A, y, rhs, mixed), doctest::Contains("cg_single_reduction"),
+                         kfuse::Error);
+    kfuse_test::check_close(y.gather(), std::vector<double>(25, 2.0), 0);
+  }
 }
 
 TEST_CASE("PETSc goes down before MPI") { REQUIRE(PetscFinalize() == 0); }

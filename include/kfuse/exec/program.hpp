@@ -667,22 +667,32 @@ std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::explain
     } else {
       out << "group " << g << ": scalar statements on the host (no kernel)\n";
     }
-    std::size_t bytes = 0;
-    std::uint64_t touched = 0;
+    // STREAM's convention: an array read from memory counts once, an array
+    // written once more; a value the kernel wrote before reading it is in a
+    // register, not read from memory.
+    std::size_t read_bytes = 0, write_bytes = 0;
+    std::uint64_t reads = 0, writes = 0;
     hana::for_each(group.members, [&](auto i) {
       out << "  " << detail::statement_text(hana::at(statements_, i), names) << "\n";
       const auto& f = plan::statement_facts[i];
-      touched |= f.writes | f.pointwise | f.offset;
+      reads |= (f.pointwise | f.offset) & ~writes;
+      writes |= f.writes;
     });
-    hana::for_each(hana::make_range(hana::int_c<0>, hana::int_c<int(sizeof...(Args))>), [&](auto i) {
-      if (!((touched >> int(i)) & 1u)) return;
-      using Slot = std::decay_t<decltype(std::get<i>(*binding_))>;
-      if constexpr (!std::is_same_v<Slot, detail::RegisterTemporary>)
-        bytes += sizeof(typename std::decay_t<decltype(array<i>())>::value_type);
-    });
+    hana::for_each(hana::make_range(hana::int_c<0>, hana::int_c<int(sizeof...(Args))>),
+                   [&](auto i) {
+                     using Slot = std::decay_t<decltype(std::get<i>(*binding_))>;
+                     if constexpr (!std::is_same_v<Slot, detail::RegisterTemporary>) {
+                       const std::size_t size =
+                           sizeof(typename std::decay_t<decltype(array<i>())>::value_type);
+                       if ((reads >> int(i)) & 1u) read_bytes += size;
+                       if ((writes >> int(i)) & 1u) write_bytes += size;
+                     }
+                   });
     if (G::reductions > 0)
       out << "  " << G::reductions << " reduction(s), combined in one MPI_Allreduce\n";
-    if (G::kernel) out << "  memory traffic: " << bytes << " bytes/point\n";
+    if (G::kernel)
+      out << "  memory traffic: " << read_bytes + write_bytes << " bytes/point (" << read_bytes
+          << " read, " << write_bytes << " written)\n";
     ++g;
   });
   hana::for_each(hana::make_range(hana::int_c<0>, hana::int_c<int(sizeof...(Args))>), [&](auto i) {

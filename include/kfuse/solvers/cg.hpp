@@ -14,6 +14,15 @@
 //   kernel 1: Ap = A p, pAp, pp;  host: alpha;  kernel 2: x += alpha p, r -= alpha Ap, rr
 //   z = M r;  kernel 3: rz' = r.z;  host: beta;  kernel 4: p = z + beta p
 //
+// SolverOptions::cg_single_reduction (no preconditioner) runs Chronopoulos
+// and Gear's form, PETSc's KSPCG with -ksp_cg_single_reduction: with s = A p
+// and w = A r kept as vectors, p.Ap and p.p follow from recurrences, so one
+// allreduce serves an iteration: 2 kernels and 1 allreduce.
+//   host:     pp = rr + beta^2 pp, pAp = r.w - beta^2 pAp, alpha = rr / pAp
+//   kernel 1: p = r + beta p, s = w + beta s, x += alpha p, r -= alpha s
+//   kernel 2: w = A r, rr' = r.r, r.w                  (ghost import / halo overlapped)
+//   host:     beta = rr' / rr, rr = rr'
+//
 // cg solves with a CsrMatrix; cg_matfree with any operator given as a
 // function from a vector expression leaf to an expression (e.g. a stencil on
 // Arrays: [](auto u) { return 4.0 * u - kfuse::shift<-1, 0>(u) - ...; }).
@@ -92,6 +101,49 @@ auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const 
       });
 }
 
+/// One single-reduction CG iteration as a program (x, r, p, s = A p, w = A r,
+/// r.w and the scalars bound): p.p = r.r + beta^2 p.p and p.Ap = r.w -
+/// beta^2 p.Ap, because r is orthogonal to the previous p (CG's own
+/// identities). Also what the benchmarks run under every policy.
+template <class Policy = Fused, class Apply, class V, class T>
+auto cg_single_reduction_iteration(const Apply& apply, const V& x, const V& r, const V& p,
+                                   const V& s, const V& w, const Scalar<T>& rw,
+                                   const CgScalars<T>& c) {
+  return fuse<Policy>(x, r, p, s, w, c.rr, rw, c.pAp, c.pp, c.rq_max, c.alpha, c.rr_new, c.beta,
+                      [apply](auto x, auto r, auto p, auto s, auto w, auto rr, auto rw, auto pAp,
+                              auto pp, auto rq_max, auto alpha, auto rr_new, auto beta) {
+                        return seq(assign(pp, rr + beta * beta * pp),    // host
+                                   assign(pAp, rw - beta * beta * pAp),  //
+                                   assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),  //
+                                   assign(alpha, step_length(rr, pAp, pp, rq_max)),             //
+                                   assign(p, r + beta * p),    // kernel 1
+                                   assign(s, w + beta * s),    //
+                                   assign(x, x + alpha * p),   //
+                                   assign(r, r - alpha * s),   //
+                                   assign(w, apply(r)),        // kernel 2
+                                   reduce(rr_new, dot(r, r)),  //
+                                   reduce(rw, dot(r, w)),      //
+                                   assign(beta, rr_new / rr),  // host
+                                   assign(rr, rr_new));        //
+                      });
+}
+
+/// The start of a single-reduction solve after cg_start: w = A r and r.w
+/// (one kernel, one allreduce); p = s = 0 and beta = 0, so that the first
+/// iteration takes p = r, s = w, p.p = r.r and p.Ap = r.w.
+template <class Apply, class V, class T>
+void cg_single_reduction_start(const Apply& apply, const V& r, V& p, V& s, V& w,
+                               const Scalar<T>& rw, const CgScalars<T>& c) {
+  Scalar<T> rw_value = rw, pp = c.pp, pAp = c.pAp, beta = c.beta;  // handles
+  w = apply(r);
+  rw_value = eval(dot(r, w));
+  p.fill(T(0));
+  s.fill(T(0));
+  pp = T(0);
+  pAp = T(0);
+  beta = T(0);
+}
+
 /// Preconditioned CG with an operator M, the step to the new x and r (p,
 /// rz and the CgScalars bound; Ap its temporary): 2 kernels.
 template <class Policy = Fused, class Apply, class V, class T>
@@ -141,6 +193,11 @@ template <class Apply, class V, class M>
 SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const V& b,
                                const SolverOptions& options, const M& m) {
   using T = typename V::value_type;
+  if (options.cg_single_reduction && !is_no_preconditioner<M>::value)
+    // Every rank throws: options are agreed equal, and M's type is the same.
+    throw Error(error_message(api,
+                              ": SolverOptions::cg_single_reduction takes no "
+                              "preconditioner (SolverOptions::preconditioner = none and no M)"));
   const auto& space = space_of(x);
   V r(space, "cg.r"), p(space, "cg.p");
   CgScalars<T> c;  // handles: the copies below share their values
@@ -180,6 +237,17 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
   auto first_rz = [&]() -> const char* { return preconditioner_breakdown(rz.value(), rz.value()); };
 
   if constexpr (is_no_preconditioner<M>::value) {
+    if (options.cg_single_reduction) {
+      V s(space, "cg.s"), w(space, "cg.w");
+      Scalar<T> rw("r.w");
+      cg_single_reduction_start(apply, r, p, s, w, rw, c);
+      auto iteration = cg_single_reduction_iteration(apply, x, r, p, s, w, rw, c);
+      static_assert(
+          decltype(iteration)::kernel_count == 2 && decltype(iteration)::allreduce_count == 1,
+          "kfuse::cg: a single-reduction iteration must fuse into 2 kernels and 1 "
+          "allreduce");
+      return iterate(iteration, nothing);
+    }
     p = r;
     auto iteration = cg_iteration(apply, x, r, p, c);
     static_assert(decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,

@@ -39,9 +39,9 @@ inline void check_solver_options(const char* api, const Comm& comm, const Solver
   check_same_values(api, comm,
                     {bits_of(o.rtol), bits_of(o.atol), bits_of(o.dtol), o.max_it, o.monitor ? 1 : 0,
                      static_cast<std::int64_t>(o.preconditioner), o.error_if_not_converged ? 1 : 0,
-                     o.restart},
+                     o.restart, o.cg_single_reduction ? 1 : 0},
                     "SolverOptions (tolerances, max_it, monitor set or not, preconditioner, "
-                    "error_if_not_converged or restart)");
+                    "error_if_not_converged, restart or cg_single_reduction)");
 }
 
 class Convergence {

@@ -41,6 +41,13 @@ struct SolverOptions {
   /// GMRES(m) and FGMRES(m): Krylov vectors per cycle before a restart
   /// (PETSc's -ksp_gmres_restart, default 30); >= 1.
   int restart = 30;
+  /// kfuse::cg and cg_matfree without a preconditioner: the single-reduction
+  /// form (Chronopoulos and Gear; PETSc's -ksp_cg_single_reduction), 2
+  /// kernels and 1 allreduce an iteration instead of 3 and 2, for one more
+  /// vector and 8 more bytes a row of memory traffic. The same iterates in
+  /// exact arithmetic; it pays where latency, not bandwidth, bounds an
+  /// iteration (small local blocks, many ranks).
+  bool cg_single_reduction = false;
 };
 
 /// How a solve ended. x holds the last iterate. A breakdown leaves it as it
