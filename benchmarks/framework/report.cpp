@@ -145,7 +145,8 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const Opt
     j["exchanges_per_iter"] = r.exchanges_per_iter;
     j["bytes_per_iter"] = r.bytes_per_iter;
     j["gbps"] = r.gbps;
-    j["pct_stream"] = r.beyond_cache ? nlohmann::json(r.pct_stream) : nlohmann::json(nullptr);
+    j["pct_stream"] = r.beyond_cache && r.bytes_per_iter > 0 ? nlohmann::json(r.pct_stream)
+                                                             : nlohmann::json(nullptr);
     j["working_set_bytes"] = r.working_set_bytes;
     j["cache_bytes"] = r.cache_bytes;
     j["beyond_cache"] = r.beyond_cache;

@@ -50,22 +50,32 @@ std::int64_t sysfs_cache_bytes() {
   return best;
 }
 
-}  // namespace
-
-std::int64_t last_level_cache_bytes() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, detail::MemSpace>::accessible) {
-    int device = 0, bytes = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device);
-    return bytes;
-  }
-#endif
+std::int64_t host_cache_bytes() {
   for (int name : {_SC_LEVEL4_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
     const long bytes = sysconf(name);
     if (bytes > 0) return bytes;
   }
   return sysfs_cache_bytes();
+}
+
+/// The GPU's L2 (0 where there is no device backend this knows).
+std::int64_t device_cache_bytes() {
+  int bytes = 0;
+#if defined(KOKKOS_ENABLE_CUDA)
+  int device = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device);
+#endif
+  return bytes;
+}
+
+}  // namespace
+
+std::int64_t last_level_cache_bytes() {
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, detail::MemSpace>::accessible)
+    return host_cache_bytes();
+  else
+    return device_cache_bytes();
 }
 
 int ranks_on_node(const Comm& comm) { return comm.node_allreduce(1, ReduceOp::sum); }
