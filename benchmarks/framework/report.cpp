@@ -84,17 +84,19 @@ void write_markdown(std::ostream& out, const std::vector<Row>& rows, const Strea
           << format("%.1f", rows[k].stream_gbps_alongside);
   out << ").\n";
 
-  // Library peers' builds: one footnote per variant name.
-  std::map<std::string, std::string> builds;
+  // Library peers' builds: one footnote per distinct build, naming its variants.
+  std::map<std::string, std::string> variants_of_build;  // build text -> "`a`, `b`"
   for (const Row& r : rows) {
-    if (r.build.empty() || builds.count(r.variant)) continue;
+    if (r.build.empty()) continue;
     std::string text;
     for (const auto& [key, value] : r.build)
       text += (text.empty() ? "" : "; ") + key + ": " + value;
-    builds[r.variant] = text;
+    std::string& names = variants_of_build[text];
+    const std::string name = "`" + r.variant + "`";
+    if (names.find(name) == std::string::npos) names += (names.empty() ? "" : ", ") + name;
   }
-  for (const auto& [variant, text] : builds)
-    out << "\n`" << variant << "` built as: " << text << ".\n";
+  for (const auto& [text, names] : variants_of_build)
+    out << "\n" << names << " built as: " << text << ".\n";
 
   if (declared_kernels)
     out << "\n(n): kernels per iteration as the variant declares them; its launches are not "
