@@ -6,7 +6,7 @@
 // point into Kokkos's value (a reference the compiler cannot tell apart from
 // the stored arrays) turns every sum into a store and a reload: about 5x
 // slower on these CPUs; one running sum instead of lanes chains every add to
-// the previous one: about 2-4x slower. On GPUs, as a GPU programmer writes
+// the previous one: 2-4x slower in CG's kernels alone. On GPUs, as a GPU programmer writes
 // them: a thread per point, a box's points as one flat range (the schedule of
 // kfuse's own GPU kernels, kfuse/array/box_loop.hpp).
 #pragma once
@@ -113,7 +113,7 @@ void reduce(const std::string& label, std::int64_t n, const Body& body, double* 
                  Chunked<M, Body>{{}, body, n}, sums);
 }
 
-/// body(i) for i in [begin, begin + chunk_size) ∩ [.., end): the inner loop marked independent.
+/// body(i) for the indices of one chunk of [begin, end), the inner loop marked independent.
 template <class Body>
 struct ChunkLoop {
   Body body;
