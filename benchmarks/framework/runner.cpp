@@ -82,12 +82,12 @@ void progress(const Comm& comm, const char* format, const std::string& a, const 
 /// The size knob: --size, else the default, grown (memory-bound workloads) in
 /// steps of an eighth, rounded to multiples of 64, until the working set is
 /// beyond the cache.
-std::int64_t size_of(const Workload& w, const Options& options, Setup setup,
+std::int64_t size_of(const Workload& w, const Options& options, Setup setup, double node_share,
                      std::int64_t cache_bytes) {
   if (options.size > 0) return options.size;
   setup.size = w.default_size;
   if (!w.memory_bound || !w.working_set || cache_bytes <= 0) return setup.size;
-  while (!beyond_cache(w.working_set(setup), setup.comm, cache_bytes))
+  while (!beyond_cache(w.working_set(setup), node_share, cache_bytes))
     setup.size = (setup.size + setup.size / 8 + 63) / 64 * 64;
   return setup.size;
 }
@@ -109,12 +109,14 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
                            const StreamTriad& triad) {
   std::vector<Row> rows;
   const auto chosen = selected_workloads(options);
+  const double node_share = double(ranks_on_node(comm)) / comm.size();  // collective: once
   for (std::size_t w = 0; w < chosen.size(); ++w) {
     const Workload& workload = chosen[w];
     const int iterations = options.iterations > 0 ? options.iterations : workload.default_iterations;
     Setup setup{comm, 0, options.nit, iterations};
-    setup.size = size_of(workload, options, setup, stream.cache_bytes);
+    setup.size = size_of(workload, options, setup, node_share, stream.cache_bytes);
     const double working_set = workload.working_set ? workload.working_set(setup) : 0;
+    const bool in_memory = beyond_cache(working_set, node_share, stream.cache_bytes);
     const int reps = std::max(1, options.repetitions);
     const std::string label = workload.size_label(setup);
     const std::string left =
@@ -140,7 +142,7 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
       row.min_bytes_per_iter = workload.min_bytes ? workload.min_bytes(setup) : 0;
       row.working_set_bytes = working_set;
       row.cache_bytes = stream.cache_bytes;
-      row.beyond_cache = beyond_cache(working_set, comm, stream.cache_bytes);
+      row.beyond_cache = in_memory;
       // Hand-written variants (kokkos...) live in the hand-written file; the kfuse policies
       // and the library peers (kokkos_kernels, petsc) are credited to the workload's main file.
       const bool hand = entry.name.rfind("kokkos", 0) == 0 && entry.name != "kokkos_kernels";

@@ -80,9 +80,8 @@ std::int64_t last_level_cache_bytes() {
 
 int ranks_on_node(const Comm& comm) { return comm.node_allreduce(1, ReduceOp::sum); }
 
-bool beyond_cache(double bytes, const Comm& comm, std::int64_t cache_bytes) {
-  const double per_node = bytes / comm.size() * ranks_on_node(comm);
-  return cache_bytes > 0 && per_node >= 4.0 * double(cache_bytes);
+bool beyond_cache(double bytes, double node_share, std::int64_t cache_bytes) {
+  return cache_bytes > 0 && bytes * node_share >= 4.0 * double(cache_bytes);
 }
 
 namespace {

@@ -33,9 +33,10 @@ std::int64_t last_level_cache_bytes();
 /// Ranks of `comm` on this rank's node, which share its cache. Collective.
 int ranks_on_node(const Comm& comm);
 
-/// Whether `bytes` spread evenly over the ranks of `comm` put at least 4x the
-/// last-level cache on each node (STREAM's rule).
-bool beyond_cache(double bytes, const Comm& comm, std::int64_t cache_bytes);
+/// Whether `bytes` spread evenly over all ranks put at least 4x the last-level
+/// cache on each node (STREAM's rule); `node_share`: the fraction of the ranks
+/// on a node (ranks_on_node / ranks).
+bool beyond_cache(double bytes, double node_share, std::int64_t cache_bytes);
 
 /// The triad's arrays, allocated, initialised and warmed up once (collective,
 /// like measure()).
