@@ -8,6 +8,7 @@
 
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "kfuse/expr/operation.hpp"
 #include "kfuse/expr/reduction.hpp"
@@ -48,21 +49,41 @@ using children_t = decltype(children(std::declval<const E&>()));
 template <class E>
 inline constexpr bool is_leaf_node_v = std::tuple_size_v<children_t<E>> == 0;
 
+template <class E, class F>
+void for_each_node(const E& e, F&& f);
+
+// The walkers recurse through named helpers rather than std::apply and
+// lambdas: every instantiation's name then holds the node's type once, not
+// the whole chain of enclosing closures (which made debug builds' symbol
+// strings grow with the square of a tree's size).
+template <class Children, class F, std::size_t... I>
+void for_each_child(const Children& c, F& f, std::index_sequence<I...>) {
+  (for_each_node(std::get<I>(c), f), ...);
+}
+
 /// Calls f(node) for every node of a tree, parents first.
 template <class E, class F>
 void for_each_node(const E& e, F&& f) {
   f(e);
-  std::apply([&](const auto&... child) { (for_each_node(child, f), ...); }, children(e));
+  if constexpr (!is_leaf_node_v<E>)
+    for_each_child(children(e), f, std::make_index_sequence<std::tuple_size_v<children_t<E>>>{});
 }
+
+template <class F>
+struct OnLeaves {
+  F& f;
+  template <class N>
+  void operator()(const N& node) const {
+    if constexpr (is_leaf_node_v<N>) f(node);
+  }
+};
 
 /// Calls f(leaf) for every leaf of a tree (Shifted and SparseProduct count
 /// as one leaf): the run-time checks of lowering (grids, halo widths,
 /// aliasing) and the ghost imports walk with it.
 template <class E, class F>
 void for_each_leaf(const E& e, F&& f) {
-  for_each_node(e, [&](const auto& node) {
-    if constexpr (is_leaf_node_v<std::decay_t<decltype(node)>>) f(node);
-  });
+  for_each_node(e, OnLeaves<std::remove_reference_t<F>>{f});
 }
 
 template <template <class> class Is, class E>
