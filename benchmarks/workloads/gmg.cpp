@@ -48,7 +48,8 @@ class PcgSteps final : public Variant {
         r_(problem_.vector("r")),
         p_(problem_.vector("p")),
         z_(problem_.vector("z")),
-        step_(kfuse::detail::pcg_step<Policy>(problem_.op(), x_, r_, p_, rz_, c_)),
+        Ap_(problem_.vector("Ap")),
+        step_(kfuse::detail::pcg_step<Policy>(problem_.op(), x_, r_, p_, Ap_, rz_, c_)),
         direction_(kfuse::detail::pcg_direction<Policy>(r_, z_, p_, rz_, rz_new_, beta_)) {}
   void reset() override {
     x_.fill(0.0);
@@ -73,14 +74,15 @@ class PcgSteps final : public Variant {
  private:
   using Step = decltype(kfuse::detail::pcg_step<Policy>(
       std::declval<MatrixOperator>(), std::declval<Vec&>(), std::declval<Vec&>(),
-      std::declval<Vec&>(), std::declval<Scalar<double>&>(), std::declval<CgScalars&>()));
+      std::declval<Vec&>(), std::declval<Vec&>(), std::declval<Scalar<double>&>(),
+      std::declval<CgScalars&>()));
   using Direction = decltype(kfuse::detail::pcg_direction<Policy>(
       std::declval<Vec&>(), std::declval<Vec&>(), std::declval<Vec&>(),
       std::declval<Scalar<double>&>(), std::declval<Scalar<double>&>(),
       std::declval<Scalar<double>&>()));
   CsrProblem problem_;
   pc::Multigrid<double, Policy> M_;
-  Vec x_, r_, p_, z_;
+  Vec x_, r_, p_, z_, Ap_;
   CgScalars c_;
   Scalar<double> rz_{"rz"}, rz_new_{"rz'"}, beta_{"beta"};
   Step step_;

@@ -41,7 +41,9 @@ struct GridProblem {
 };
 
 /// The shipped solver: step 0 of a repetition runs kfuse's whole solve of
-/// Setup::iterations iterations (its start-up and allocations included).
+/// Setup::iterations iterations (its start-up included), its work vectors
+/// kept between repetitions in a SolverWorkspace, as an application that
+/// solves again and again keeps them (and as the hand-written code does).
 /// `Solve` calls the solver: (problem, x, options) -> SolveResult. The figures
 /// are those of the same iteration built with kfuse::fuse (the solver's own
 /// program is local to it).
@@ -60,7 +62,9 @@ class Shipped final : public Variant {
   }
   void step() override {
     if (steps_++ % iterations_ != 0) return;
-    check_solve("kfuse solver", solve_(problem_, x_, fixed_iterations(iterations_)), iterations_);
+    SolverOptions options = fixed_iterations(iterations_);
+    options.workspace = &workspace_;
+    check_solve("kfuse solver", solve_(problem_, x_, options), iterations_);
   }
   Fields result() const override { return problem_.fields(x_); }
   Figures figures() const override { return figures_; }
@@ -71,6 +75,7 @@ class Shipped final : public Variant {
   typename Problem::V x_;
   Solve solve_;
   Figures figures_;
+  SolverWorkspace workspace_;
   int steps_ = 0;
 };
 
@@ -92,7 +97,8 @@ class CgSteps final : public Variant {
         x_(problem_.vector("x")),
         r_(problem_.vector("r")),
         p_(problem_.vector("p")),
-        iteration_(cg_iteration<Policy>(problem_.op(), x_, r_, p_, s_)) {
+        Ap_(problem_.vector("Ap")),
+        iteration_(cg_iteration<Policy>(problem_.op(), x_, r_, p_, Ap_, s_)) {
     if constexpr (std::is_same_v<Policy, Fused>)
       static_assert(Program::kernel_count <= 3 && Program::allreduce_count <= 2,
                     "CG iteration: at most 3 kernels and 2 allreduces");
@@ -117,9 +123,9 @@ class CgSteps final : public Variant {
  private:
   using Program = decltype(cg_iteration<Policy>(std::declval<Problem>().op(), std::declval<V&>(),
                                                 std::declval<V&>(), std::declval<V&>(),
-                                                std::declval<CgScalars&>()));
+                                                std::declval<V&>(), std::declval<CgScalars&>()));
   Problem problem_;
-  V x_, r_, p_;
+  V x_, r_, p_, Ap_;
   CgScalars s_;
   Program iteration_;
   double b_norm_ = 0;
@@ -173,7 +179,8 @@ class BicgstabSteps final : public Variant {
         p_(problem_.vector("p")),
         v_(problem_.vector("v")),
         s_(problem_.vector("s")),
-        iteration_(bicgstab_iteration<Policy>(problem_.op(), x_, r_, r_hat_, p_, v_, s_, c_)) {
+        t_(problem_.vector("t")),
+        iteration_(bicgstab_iteration<Policy>(problem_.op(), x_, r_, r_hat_, p_, v_, s_, t_, c_)) {
     if constexpr (std::is_same_v<Policy, Fused>)
       static_assert(Program::kernel_count <= 5 && Program::allreduce_count <= 3,
                     "BiCGSTAB iteration: at most 5 kernels and 3 allreduces");
@@ -199,10 +206,10 @@ class BicgstabSteps final : public Variant {
  private:
   using Program = decltype(bicgstab_iteration<Policy>(
       std::declval<Problem>().op(), std::declval<V&>(), std::declval<V&>(), std::declval<V&>(),
-      std::declval<V&>(), std::declval<V&>(), std::declval<V&>(),
+      std::declval<V&>(), std::declval<V&>(), std::declval<V&>(), std::declval<V&>(),
       std::declval<BicgstabScalars&>()));
   Problem problem_;
-  V x_, r_, r_hat_, p_, v_, s_;
+  V x_, r_, r_hat_, p_, v_, s_, t_;
   BicgstabScalars c_;
   Program iteration_;
   double b_norm_ = 0;

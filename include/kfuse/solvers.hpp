@@ -9,3 +9,4 @@
 #include "kfuse/solvers/options.hpp"
 #include "kfuse/solvers/preconditioners.hpp"
 #include "kfuse/solvers/system.hpp"
+#include "kfuse/solvers/workspace.hpp"

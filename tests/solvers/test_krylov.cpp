@@ -70,6 +70,161 @@ TEST_CASE("a user's callable preconditioner works in every solver") {
   kfuse_test::check_close(x.gather(), y.gather(), 1e-9);
 }
 
+namespace {
+/// Kokkos allocations of at least `bytes`, counted through Kokkos Tools'
+/// allocation callback (process-wide, as KernelCounter's: one at a time).
+class LargeAllocations {
+ public:
+  explicit LargeAllocations(std::uint64_t bytes) {
+    threshold() = bytes;
+    count() = 0;
+    Kokkos::Tools::Experimental::set_allocate_data_callback(&on_allocate);
+  }
+  ~LargeAllocations() { Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr); }
+  LargeAllocations(const LargeAllocations&) = delete;
+  LargeAllocations& operator=(const LargeAllocations&) = delete;
+  int count_so_far() const { return count(); }
+
+ private:
+  static std::uint64_t& threshold() {
+    static std::uint64_t bytes = 0;
+    return bytes;
+  }
+  static int& count() {
+    static int n = 0;
+    return n;
+  }
+  static void on_allocate(const Kokkos_Profiling_SpaceHandle, const char*, const void*,
+                          const std::uint64_t size) {
+    if (size >= threshold()) ++count();
+  }
+};
+
+/// A solve with options.workspace set, twice: the second allocates no vector
+/// of A's rows, and both give the iterates of a solve without a workspace
+/// (bitwise: the same arithmetic on the same values).
+template <class M>
+void check_workspace_reuse(Method method, const kfuse::CsrMatrix<double>& A,
+                           kfuse::SolverOptions options, const M& m) {
+  const Vector b = rhs_of_ones(A);
+  Vector expected_x(A.domain(), "expected_x"), x(A.domain(), "x");
+  const auto expected = solve(method, A, expected_x, b, options, m);
+  kfuse::SolverWorkspace workspace;
+  options.workspace = &workspace;
+  const auto first = solve(method, A, x, b, options, m);
+  CHECK(workspace.size() > 0);
+  CHECK(first.iterations == expected.iterations);
+  CHECK(x.gather() == expected_x.gather());
+  x.fill(0.0);
+  kfuse::SolveResult again;
+  {
+    LargeAllocations allocations(sizeof(double) * std::uint64_t(A.range().local_size()));
+    again = solve(method, A, x, b, options, m);
+    CHECK(allocations.count_so_far() == 0);
+  }
+  CHECK(again.converged == expected.converged);
+  CHECK(again.iterations == expected.iterations);
+  CHECK(again.residual_norm == expected.residual_norm);
+  CHECK(x.gather() == expected_x.gather());
+}
+}  // namespace
+
+TEST_CASE("a SolverWorkspace keeps every solver's work vectors: a repeated solve allocates none") {
+  kfuse::Comm comm;
+  const auto P = kfuse::poisson2d<double>(comm, 40, 40);
+  const auto C = kfuse::convection_diffusion2d<double>(comm, 40, 40, 1.0, 0.5);
+  const auto jacobi_p = kfuse::pc::jacobi(P), jacobi_c = kfuse::pc::jacobi(C);
+  const Vector dinv_p = jacobi_p.inverse_diagonal(), dinv_c = jacobi_c.inverse_diagonal();
+  auto user_p = [&](const Vector& r, Vector& z) { z = dinv_p * r; };
+  auto user_c = [&](const Vector& r, Vector& z) { z = dinv_c * r; };
+  const kfuse::SolverOptions options{1e-10, 500};
+  kfuse::SolverOptions single = options;
+  single.cg_single_reduction = true;
+
+  SUBCASE("cg") {
+    check_workspace_reuse(Method::cg, P, options, kfuse::pc::none);
+    check_workspace_reuse(Method::cg, P, single, kfuse::pc::none);
+    check_workspace_reuse(Method::cg, P, options, jacobi_p);
+    check_workspace_reuse(Method::cg, P, options, user_p);
+  }
+  SUBCASE("bicgstab, gmres, fgmres") {
+    for (Method method : {Method::bicgstab, Method::gmres, Method::fgmres}) {
+      CAPTURE(static_cast<int>(method));
+      check_workspace_reuse(method, C, options, kfuse::pc::none);
+      check_workspace_reuse(method, C, options, jacobi_c);
+      check_workspace_reuse(method, C, options, user_c);
+    }
+  }
+
+  SUBCASE("cg_matfree on Arrays") {
+    constexpr std::int64_t nx = 30, ny = 24;
+    kfuse::Grid<2> grid(comm, {nx, ny});  // fixed boundaries, halos zero: Dirichlet 0
+    kfuse::Array<double, 2> f(grid, "f"), expected_u(grid, "expected_u"), u(grid, "u");
+    f.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
+      return (i < 0 || j < 0 || i >= nx || j >= ny) ? 0.0 : 1.0 + 0.1 * double((i * 7 + j) % 5);
+    });
+    auto laplacian = [](const auto& v) {
+      return 4.0 * v - kfuse::shift<-1, 0>(v) - kfuse::shift<1, 0>(v) - kfuse::shift<0, -1>(v) -
+             kfuse::shift<0, 1>(v);
+    };
+    const auto expected = kfuse::cg_matfree(laplacian, expected_u, f, options);
+    kfuse::SolverWorkspace workspace;
+    kfuse::SolverOptions reusing = options;
+    reusing.workspace = &workspace;
+    kfuse::cg_matfree(laplacian, u, f, reusing);
+    u.fill(0.0);
+    LargeAllocations allocations(sizeof(double) * std::uint64_t(grid.local_extent(0)) *
+                                 std::uint64_t(grid.local_extent(1)));
+    const auto again = kfuse::cg_matfree(laplacian, u, f, reusing);
+    CHECK(allocations.count_so_far() == 0);
+    CHECK(again.iterations == expected.iterations);
+    CHECK(u.gather() == expected_u.gather());
+  }
+}
+
+TEST_CASE("a SolverWorkspace: per rank, replaced for another space, not shared by a nested solve") {
+  kfuse::Comm comm;
+  const auto C = kfuse::convection_diffusion2d<double>(comm, 30, 30, 1.0, 0.5);
+  const Vector b = rhs_of_ones(C);
+  const kfuse::SolverOptions plain{1e-9, 300};
+
+  // FGMRES preconditioned by 3 GMRES iterations on the same options: the inner
+  // solve finds the workspace in use and works in vectors of its own.
+  auto nested = [&](const kfuse::SolverOptions& options) {
+    return [&C, options](const Vector& r, Vector& z) {
+      kfuse::SolverOptions inner = options;
+      inner.max_it = 3;
+      z.fill(0.0);
+      kfuse::gmres(C, z, r, inner);
+    };
+  };
+  Vector expected_x(C.domain(), "expected_x"), x(C.domain(), "x");
+  const auto expected = kfuse::fgmres(C, expected_x, b, plain, nested(plain));
+  kfuse::SolverWorkspace workspace;
+  kfuse::SolverOptions shared = plain;
+  // Rank-local: at several ranks only rank 0 keeps its vectors.
+  shared.workspace = comm.rank() == 0 ? &workspace : nullptr;
+  for (int round = 0; round < 2; ++round) {
+    x.fill(0.0);
+    const auto result = kfuse::fgmres(C, x, b, shared, nested(shared));
+    CHECK(result.converged);
+    CHECK(result.iterations == expected.iterations);
+    CHECK(x.gather() == expected_x.gather());
+  }
+  if (comm.rank() == 0) CHECK(workspace.size() > 0);
+
+  // Another row map: what the workspace holds is replaced, and still right.
+  const auto small = kfuse::convection_diffusion2d<double>(comm, 12, 12, 1.0, 0.5);
+  const Vector small_b = rhs_of_ones(small);
+  Vector small_x(small.domain(), "small_x"), small_expected(small.domain(), "small_expected");
+  const auto small_plain = kfuse::gmres(small, small_expected, small_b, plain);
+  const auto small_reused = kfuse::gmres(small, small_x, small_b, shared);
+  CHECK(small_reused.iterations == small_plain.iterations);
+  CHECK(small_x.gather() == small_expected.gather());
+  workspace.clear();
+  CHECK(workspace.size() == 0);
+}
+
 TEST_CASE("kernels per iteration: Jacobi stays fused, an operator M adds its own (counted)") {
   kfuse::Comm comm;
   const auto A = kfuse::poisson2d<double>(comm, 20, 20);

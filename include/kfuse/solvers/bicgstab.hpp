@@ -27,6 +27,7 @@
 #include "kfuse/solvers/options.hpp"
 #include "kfuse/solvers/preconditioners.hpp"
 #include "kfuse/solvers/system.hpp"
+#include "kfuse/solvers/workspace.hpp"
 #include "kfuse/sparse/csr_matrix.hpp"
 
 namespace kfuse {
@@ -61,16 +62,16 @@ auto bicgstab_alpha(const Rho& rho, const D& d) {
   return where(d != T(0) && d == d, rho / d, T(0));
 }
 
-/// One BiCGSTAB iteration as a program (t is its temporary). Also what the
-/// benchmarks run under every policy.
+/// One BiCGSTAB iteration as a program (t = A s a work vector, not a
+/// temporary, so that a SolverWorkspace keeps it). Also what the benchmarks
+/// run under every policy.
 template <class Policy = Fused, class Apply, class V, class T>
 auto bicgstab_iteration(const Apply& apply, const V& x, const V& r, const V& r_hat, const V& p,
-                        const V& v, const V& s, const BicgstabScalars<T>& c) {
+                        const V& v, const V& s, const V& t, const BicgstabScalars<T>& c) {
   return fuse<Policy>(
-      x, r, r_hat, p, v, s, c.rho, c.rho_old, c.alpha, c.omega, c.beta, c.d, c.ts, c.tt, c.rr,
-      temporary<T>,
-      [apply](auto x, auto r, auto r_hat, auto p, auto v, auto s, auto rho, auto rho_old,
-              auto alpha, auto omega, auto beta, auto d, auto ts, auto tt, auto rr, auto t) {
+      x, r, r_hat, p, v, s, t, c.rho, c.rho_old, c.alpha, c.omega, c.beta, c.d, c.ts, c.tt, c.rr,
+      [apply](auto x, auto r, auto r_hat, auto p, auto v, auto s, auto t, auto rho, auto rho_old,
+              auto alpha, auto omega, auto beta, auto d, auto ts, auto tt, auto rr) {
         return seq(assign(beta, (rho / rho_old) * (alpha / omega)),
                    assign(p, r + beta * (p - omega * v)),
                    assign(v, apply(p)),
@@ -93,14 +94,14 @@ auto bicgstab_iteration(const Apply& apply, const V& x, const V& r, const V& r_h
 /// are stored: they are the operands of A *).
 template <class Apply, class V, class T>
 auto bicgstab_jacobi_iteration(const Apply& apply, const V& x, const V& r, const V& r_hat,
-                               const V& p, const V& v, const V& s, const V& dinv, const V& p_hat,
-                               const V& s_hat, const BicgstabScalars<T>& c) {
+                               const V& p, const V& v, const V& s, const V& t, const V& dinv,
+                               const V& p_hat, const V& s_hat, const BicgstabScalars<T>& c) {
   return fuse(
-      x, r, r_hat, p, v, s, dinv, p_hat, s_hat, c.rho, c.rho_old, c.alpha, c.omega, c.beta, c.d,
-      c.ts, c.tt, c.rr, temporary<T>,
-      [apply](auto x, auto r, auto r_hat, auto p, auto v, auto s, auto dinv, auto p_hat,
+      x, r, r_hat, p, v, s, t, dinv, p_hat, s_hat, c.rho, c.rho_old, c.alpha, c.omega, c.beta, c.d,
+      c.ts, c.tt, c.rr,
+      [apply](auto x, auto r, auto r_hat, auto p, auto v, auto s, auto t, auto dinv, auto p_hat,
               auto s_hat, auto rho, auto rho_old, auto alpha, auto omega, auto beta, auto d,
-              auto ts, auto tt, auto rr, auto t) {
+              auto ts, auto tt, auto rr) {
         return seq(assign(beta, (rho / rho_old) * (alpha / omega)),
                    assign(p, r + beta * (p - omega * v)),  // kernel 1
                    assign(p_hat, dinv * p),
@@ -138,11 +139,15 @@ SolveResult stabilized_bicg(const char* api, const Apply& apply, V& x, const V& 
                             const SolverOptions& options, const M& m) {
   using T = typename V::value_type;
   const auto& space = space_of(x);
-  V r(space, "bicgstab.r"), r_hat(space, "bicgstab.r_hat"), p(space, "bicgstab.p"),
-      v(space, "bicgstab.v"), s(space, "bicgstab.s");
+  WorkVectors work(options.workspace);
+  const auto held = work.vectors<V>(space, {"bicgstab.r", "bicgstab.r_hat", "bicgstab.p",
+                                            "bicgstab.v", "bicgstab.s", "bicgstab.t"});
+  V r = held[0], r_hat = held[1], p = held[2], v = held[3], s = held[4], t = held[5];  // handles
   BicgstabScalars<T> c;  // handles: the copies below share their values
   Scalar<T> rho = c.rho, alpha = c.alpha, omega = c.omega, d = c.d, rr = c.rr;
 
+  p.fill(T(0));  // work vectors may hold a previous solve's values
+  v.fill(T(0));
   bicgstab_start(apply, x, b, r, r_hat, c);
   Convergence convergence(api, space.base_comm(), options, double(eval(norm2(b))));
   SolveResult result;
@@ -187,15 +192,16 @@ SolveResult stabilized_bicg(const char* api, const Apply& apply, V& x, const V& 
   };
 
   if constexpr (is_no_preconditioner<M>::value) {
-    auto iteration = bicgstab_iteration(apply, x, r, r_hat, p, v, s, c);
+    auto iteration = bicgstab_iteration(apply, x, r, r_hat, p, v, s, t, c);
     static_assert(decltype(iteration)::kernel_count <= 5 && decltype(iteration)::allreduce_count <= 3,
                   "kfuse::bicgstab: an iteration must fuse into at most 5 kernels and 3 allreduces");
     return iterate(iteration);
   } else {
-    V p_hat(space, "bicgstab.p_hat"), s_hat(space, "bicgstab.s_hat");
+    const auto hats = work.vectors<V>(space, {"bicgstab.p_hat", "bicgstab.s_hat"});
+    V p_hat = hats[0], s_hat = hats[1];
     if constexpr (std::is_same_v<M, DiagonalScaling<V>>) {
       auto iteration =
-          bicgstab_jacobi_iteration(apply, x, r, r_hat, p, v, s, m.inverse, p_hat, s_hat, c);
+          bicgstab_jacobi_iteration(apply, x, r, r_hat, p, v, s, t, m.inverse, p_hat, s_hat, c);
       static_assert(decltype(iteration)::kernel_count <= 5 &&
                         decltype(iteration)::allreduce_count <= 3,
                     "kfuse::bicgstab: a Jacobi-preconditioned iteration must fuse into at most 5 "
@@ -219,9 +225,9 @@ SolveResult stabilized_bicg(const char* api, const Apply& apply, V& x, const V& 
                                          assign(s, r - alpha * v));  // kernel 3
                             });
       auto step = fuse(
-          x, r, r_hat, s, p_hat, s_hat, c.rho, c.alpha, c.omega, c.ts, c.tt, c.rr, temporary<T>,
-          [apply](auto x, auto r, auto r_hat, auto s, auto p_hat, auto s_hat, auto rho,
-                  auto alpha, auto omega, auto ts, auto tt, auto rr, auto t) {
+          x, r, r_hat, s, t, p_hat, s_hat, c.rho, c.alpha, c.omega, c.ts, c.tt, c.rr,
+          [apply](auto x, auto r, auto r_hat, auto s, auto t, auto p_hat, auto s_hat, auto rho,
+                  auto alpha, auto omega, auto ts, auto tt, auto rr) {
             // M may return inf or NaN (a user's M, a huge ILU pivot): then d or
             // t.t is NaN, alpha or omega 0, and x must not take 0 * NaN.
             return seq(assign(t, apply(s_hat)),  // kernel 4

@@ -39,6 +39,7 @@
 #include "kfuse/solvers/options.hpp"
 #include "kfuse/solvers/preconditioners.hpp"
 #include "kfuse/solvers/system.hpp"
+#include "kfuse/solvers/workspace.hpp"
 #include "kfuse/sparse/csr_matrix.hpp"
 
 namespace kfuse {
@@ -79,14 +80,16 @@ void cg_start(const Apply& apply, const V& x, const V& b, V& r, const CgScalars<
   rq_max = T(0);
 }
 
-/// One CG iteration as a program (x, r, p and the scalars are bound; Ap is
-/// its temporary). Also what the benchmarks run under every policy.
+/// One CG iteration as a program (x, r, p, Ap and the scalars bound; Ap a
+/// work vector, not a temporary, so that a SolverWorkspace keeps it). Also
+/// what the benchmarks run under every policy.
 template <class Policy = Fused, class Apply, class V, class T>
-auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const CgScalars<T>& c) {
+auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const V& Ap,
+                  const CgScalars<T>& c) {
   return fuse<Policy>(
-      x, r, p, c.rr, c.pAp, c.pp, c.rq_max, c.alpha, c.rr_new, c.beta, temporary<T>,
-      [apply](auto x, auto r, auto p, auto rr, auto pAp, auto pp, auto rq_max, auto alpha,
-              auto rr_new, auto beta, auto Ap) {
+      x, r, p, Ap, c.rr, c.pAp, c.pp, c.rq_max, c.alpha, c.rr_new, c.beta,
+      [apply](auto x, auto r, auto p, auto Ap, auto rr, auto pAp, auto pp, auto rq_max, auto alpha,
+              auto rr_new, auto beta) {
         return seq(assign(Ap, apply(p)),                                       // kernel 1
                    reduce(pAp, dot(p, Ap)),                                    //
                    reduce(pp, dot(p, p)),                                      //
@@ -145,13 +148,13 @@ void cg_single_reduction_start(const Apply& apply, const V& r, V& p, V& s, V& w,
 }
 
 /// Preconditioned CG with an operator M, the step to the new x and r (p,
-/// rz and the CgScalars bound; Ap its temporary): 2 kernels.
+/// Ap, rz and the CgScalars bound): 2 kernels.
 template <class Policy = Fused, class Apply, class V, class T>
-auto pcg_step(const Apply& apply, const V& x, const V& r, const V& p, const Scalar<T>& rz,
-              const CgScalars<T>& c) {
-  return fuse<Policy>(x, r, p, c.rr, rz, c.pAp, c.pp, c.rq_max, c.alpha, temporary<T>,
-                      [apply](auto x, auto r, auto p, auto rr, auto rz, auto pAp, auto pp,
-                              auto rq_max, auto alpha, auto Ap) {
+auto pcg_step(const Apply& apply, const V& x, const V& r, const V& p, const V& Ap,
+              const Scalar<T>& rz, const CgScalars<T>& c) {
+  return fuse<Policy>(x, r, p, Ap, c.rr, rz, c.pAp, c.pp, c.rq_max, c.alpha,
+                      [apply](auto x, auto r, auto p, auto Ap, auto rr, auto rz, auto pAp, auto pp,
+                              auto rq_max, auto alpha) {
                         return seq(assign(Ap, apply(p)),  // kernel 1
                                    reduce(pAp, dot(p, Ap)), reduce(pp, dot(p, p)),
                                    assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),
@@ -199,7 +202,9 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
                               ": SolverOptions::cg_single_reduction takes no "
                               "preconditioner (SolverOptions::preconditioner = none and no M)"));
   const auto& space = space_of(x);
-  V r(space, "cg.r"), p(space, "cg.p");
+  WorkVectors work(options.workspace);
+  const auto held = work.vectors<V>(space, {"cg.r", "cg.p", "cg.Ap"});
+  V r = held[0], p = held[1], Ap = held[2];  // handles
   CgScalars<T> c;  // handles: the copies below share their values
   Scalar<T> rr = c.rr, pAp = c.pAp, pp = c.pp, rq_max = c.rq_max, alpha = c.alpha, beta = c.beta,
             rz("rz"), rz_new("rz'");
@@ -238,7 +243,8 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
 
   if constexpr (is_no_preconditioner<M>::value) {
     if (options.cg_single_reduction) {
-      V s(space, "cg.s"), w(space, "cg.w");
+      const auto recurrences = work.vectors<V>(space, {"cg.s", "cg.w"});
+      V s = recurrences[0], w = recurrences[1];
       Scalar<T> rw("r.w");
       cg_single_reduction_start(apply, r, p, s, w, rw, c);
       auto iteration = cg_single_reduction_iteration(apply, x, r, p, s, w, rw, c);
@@ -249,7 +255,7 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
       return iterate(iteration, nothing);
     }
     p = r;
-    auto iteration = cg_iteration(apply, x, r, p, c);
+    auto iteration = cg_iteration(apply, x, r, p, Ap, c);
     static_assert(decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
                   "kfuse::cg: an iteration must fuse into at most 3 kernels and 2 allreduces");
     return iterate(iteration, nothing);
@@ -258,9 +264,9 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
     p = dinv * r;
     rz = eval(dot(r, dinv * r));
     auto iteration = fuse(
-        x, r, p, dinv, rr, rz, pAp, pp, rq_max, alpha, rz_new, beta, temporary<T>,
-        [apply](auto x, auto r, auto p, auto dinv, auto rr, auto rz, auto pAp, auto pp,
-                auto rq_max, auto alpha, auto rz_new, auto beta, auto Ap) {
+        x, r, p, Ap, dinv, rr, rz, pAp, pp, rq_max, alpha, rz_new, beta,
+        [apply](auto x, auto r, auto p, auto Ap, auto dinv, auto rr, auto rz, auto pAp, auto pp,
+                auto rq_max, auto alpha, auto rz_new, auto beta) {
           return seq(assign(Ap, apply(p)),                                       // kernel 1
                      reduce(pAp, dot(p, Ap)),                                    //
                      reduce(pp, dot(p, p)),                                      //
@@ -283,7 +289,7 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
     }
     return iterate(iteration, [&](T before) { return preconditioner_breakdown(rz.value(), before); });
   } else {
-    V z(space, "cg.z");
+    V z = work.vectors<V>(space, {"cg.z"})[0];
     apply_preconditioner(api, m, r, z);
     rz = eval(dot(r, z));
     if (const char* reason = first_rz()) {
@@ -291,7 +297,7 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
       return convergence.finish(result);
     }
     p = z;
-    auto step = pcg_step(apply, x, r, p, rz, c);
+    auto step = pcg_step(apply, x, r, p, Ap, rz, c);
     auto direction = pcg_direction(r, z, p, rz, rz_new, beta);
     static_assert(decltype(step)::kernel_count == 2 && decltype(direction)::kernel_count == 2,
                   "kfuse::cg: a preconditioned iteration must fuse into 4 kernels");

@@ -31,6 +31,7 @@
 #include "kfuse/solvers/options.hpp"
 #include "kfuse/solvers/preconditioners.hpp"
 #include "kfuse/solvers/system.hpp"
+#include "kfuse/solvers/workspace.hpp"
 #include "kfuse/sparse/csr_matrix.hpp"
 
 namespace kfuse {
@@ -166,17 +167,31 @@ SolveResult generalized_minimal_residual(const char* api, const CsrMatrix<T>& A,
   const int restart = options.restart;
 
   // The bases, allocated on every rank or none (a failure is agreed on).
+  WorkVectors work(options.workspace);
+  auto columns = [&](const char* name, int count) {
+    return work.get<Columns<T>>(
+        name,
+        [&](const Columns<T>& held) {
+          return held.all().extent(0) == std::size_t(n) &&
+                 held.all().extent(1) == std::size_t(count);
+        },
+        [&] { return Columns<T>(name, n, count); });
+  };
   std::optional<Columns<T>> basis_storage, preconditioned_storage;
   comm.agree_on([&] {
-    basis_storage.emplace("gmres.V", n, restart + 1);
-    // FGMRES's z_j = M v_j (left empty for GMRES: one column, unused).
-    preconditioned_storage.emplace("fgmres.Z", Flexible ? n : 0, Flexible ? restart : 1);
+    basis_storage.emplace(columns("gmres.V", restart + 1));
+    // FGMRES's z_j = M v_j (GMRES: an empty one, unused).
+    if constexpr (Flexible)
+      preconditioned_storage.emplace(columns("fgmres.Z", restart));
+    else
+      preconditioned_storage.emplace("gmres.Z", 0, 1);
   });
   const Columns<T>& basis = *basis_storage;
   const Columns<T>& preconditioned = *preconditioned_storage;
-  Vector<T> w(rows, "gmres.w");  // A z_j; the residual at a (re)start
-  Vector<T> v(rows, "gmres.v");  // v_j for an operator M
-  Vector<T> z(rows, "gmres.z");  // z_j = M v_j (or D^-1 v_j)
+  const auto held = work.vectors<Vector<T>>(rows, {"gmres.w", "gmres.v", "gmres.z"});
+  Vector<T> w = held[0];  // A z_j; the residual at a (re)start
+  Vector<T> v = held[1];  // v_j for an operator M
+  Vector<T> z = held[2];  // z_j = M v_j (or D^-1 v_j)
   Kokkos::View<T*, Kokkos::LayoutLeft, MemSpace> h_device("gmres.h", restart + 1);
   auto h_host = Kokkos::create_mirror_view(h_device);
   Hessenberg H(restart);

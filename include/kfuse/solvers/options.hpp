@@ -10,13 +10,15 @@
 
 namespace kfuse {
 
+class SolverWorkspace;  // kfuse/solvers/workspace.hpp
+
 enum class Preconditioner {
   none,    ///< PETSc's PCNONE
   jacobi,  ///< PCJACOBI: the inverse of A's diagonal (convergence still on ||r||)
 };
 
 /// Every rank must pass the same options (checked: a kfuse::Error on every
-/// rank otherwise, as for out-of-range values).
+/// rank otherwise, as for out-of-range values), but for `workspace`.
 struct SolverOptions {
   double rtol = 1e-8;  ///< relative to ||b||; 0 <= rtol < 1, as PETSc requires
   int max_it = 1000;   ///< >= 0
@@ -48,6 +50,9 @@ struct SolverOptions {
   /// exact arithmetic; it pays where latency, not bandwidth, bounds an
   /// iteration (small local blocks, many ranks).
   bool cg_single_reduction = false;
+  /// Where the solver keeps its work vectors between solves (see
+  /// kfuse::SolverWorkspace); none: allocated and freed by every solve.
+  SolverWorkspace* workspace = nullptr;
 };
 
 /// How a solve ended. x holds the last iterate. A breakdown leaves it as it
