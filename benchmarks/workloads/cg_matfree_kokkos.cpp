@@ -3,7 +3,8 @@
 // Matrix-free CG by hand: three Kokkos kernels per iteration on the grid
 // arrays, the stencil fused with its dot and overlapped with p's halo
 // exchange (kfuse::HaloExchange: interior points while the messages fly,
-// then the boundary strips, labelled ":boundary" as kfuse does). Kernels run
+// then the boundary strips at faces with a neighbour, labelled ":boundary"
+// as kfuse does). Kernels run
 // by rows, an inner loop along j per row, sums kept in registers for a row
 // and split over lanes (hand_loops.hpp says why):
 //   kernel 1: Ap = 4 p - p(i-1,j) - p(i+1,j) - p(i,j-1) - p(i,j+1), pAp = p.Ap
@@ -80,15 +81,22 @@ class Hand final : public Variant {
         Ap_(grid_, "Ap") {
     const std::int64_t h = grid_.halo(), e0 = grid_.local_extent(0), e1 = grid_.local_extent(1);
     owned_ = {h, h, h + e0, h + e1};
-    interior_ = {h + 1, h + 1, h + e0 - 1, h + e1 - 1};
+    // A margin only at faces whose halo comes by message (fixed boundaries
+    // are ready at once), as kfuse's overlapped kernels shrink their interior.
+    const HaloExchange<2> faces(grid_);
+    auto margin = [&](int d, int side) -> std::int64_t {
+      return faces.ready_after_start(d, side) ? 0 : 1;
+    };
+    interior_ = {h + margin(0, 0), h + margin(1, 0), h + e0 - margin(0, 1), h + e1 - margin(1, 1)};
     if (interior_.empty()) {
       interior_ = {0, 0, 0, 0};
       strips_.push_back(owned_);
-    } else {  // two rows across, then two columns between them
-      strips_.push_back({h, h, h + 1, h + e1});
-      strips_.push_back({h + e0 - 1, h, h + e0, h + e1});
-      strips_.push_back({h + 1, h, h + e0 - 1, h + 1});
-      strips_.push_back({h + 1, h + e1 - 1, h + e0 - 1, h + e1});
+    } else {  // the rows above and below the interior across, then the columns beside it
+      const Range2 in = interior_;
+      for (const Range2& strip : {Range2{h, h, in.lo0, h + e1}, Range2{in.hi0, h, h + e0, h + e1},
+                                  Range2{in.lo0, h, in.hi0, in.lo1},
+                                  Range2{in.lo0, in.hi1, in.hi0, h + e1}})
+        if (!strip.empty()) strips_.push_back(strip);
     }
   }
 
