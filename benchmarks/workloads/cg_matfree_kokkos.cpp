@@ -93,9 +93,9 @@ class Hand final : public Variant {
       strips_.push_back(owned_);
     } else {  // the rows above and below the interior across, then the columns beside it
       const Range2 in = interior_;
-      for (const Range2& strip : {Range2{h, h, in.lo0, h + e1}, Range2{in.hi0, h, h + e0, h + e1},
-                                  Range2{in.lo0, h, in.hi0, in.lo1},
-                                  Range2{in.lo0, in.hi1, in.hi0, h + e1}})
+      for (const Range2& strip :
+           {Range2{h, h, in.lo0, h + e1}, Range2{in.hi0, h, h + e0, h + e1},
+            Range2{in.lo0, h, in.hi0, in.lo1}, Range2{in.lo0, in.hi1, in.hi0, h + e1}})
         if (!strip.empty()) strips_.push_back(strip);
     }
   }
