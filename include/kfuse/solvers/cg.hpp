@@ -203,8 +203,12 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
                               "preconditioner (SolverOptions::preconditioner = none and no M)"));
   const auto& space = space_of(x);
   WorkVectors work(options.workspace);
-  const auto held = work.vectors<V>(space, {"cg.r", "cg.p", "cg.Ap"});
-  V r = held[0], p = held[1], Ap = held[2];  // handles
+  // One agreement for the work vectors (handles): then A p, or the
+  // single-reduction form's s = A p and w = A r.
+  const auto held = options.cg_single_reduction
+                        ? work.vectors<V>(space, {"cg.r", "cg.p", "cg.s", "cg.w"})
+                        : work.vectors<V>(space, {"cg.r", "cg.p", "cg.Ap"});
+  V r = held[0], p = held[1];
   CgScalars<T> c;  // handles: the copies below share their values
   Scalar<T> rr = c.rr, pAp = c.pAp, pp = c.pp, rq_max = c.rq_max, alpha = c.alpha, beta = c.beta,
             rz("rz"), rz_new("rz'");
@@ -243,8 +247,7 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
 
   if constexpr (is_no_preconditioner<M>::value) {
     if (options.cg_single_reduction) {
-      const auto recurrences = work.vectors<V>(space, {"cg.s", "cg.w"});
-      V s = recurrences[0], w = recurrences[1];
+      V s = held[2], w = held[3];
       Scalar<T> rw("r.w");
       cg_single_reduction_start(apply, r, p, s, w, rw, c);
       auto iteration = cg_single_reduction_iteration(apply, x, r, p, s, w, rw, c);
@@ -254,6 +257,7 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
           "allreduce");
       return iterate(iteration, nothing);
     }
+    const V& Ap = held[2];
     p = r;
     auto iteration = cg_iteration(apply, x, r, p, Ap, c);
     static_assert(decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
@@ -261,6 +265,7 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
     return iterate(iteration, nothing);
   } else if constexpr (std::is_same_v<M, DiagonalScaling<V>>) {
     const V& dinv = m.inverse;
+    const V& Ap = held[2];
     p = dinv * r;
     rz = eval(dot(r, dinv * r));
     auto iteration = fuse(
@@ -297,6 +302,7 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
       return convergence.finish(result);
     }
     p = z;
+    const V& Ap = held[2];
     auto step = pcg_step(apply, x, r, p, Ap, rz, c);
     auto direction = pcg_direction(r, z, p, rz, rz_new, beta);
     static_assert(decltype(step)::kernel_count == 2 && decltype(direction)::kernel_count == 2,
