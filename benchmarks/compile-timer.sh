@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Compiler launcher of kfuse-bench (benchmarks/CMakeLists.txt): runs the compile command and
-# records its time in OUTDIR/<source file name>.seconds as "<cpu seconds> <wall seconds>"
-# (CPU = user + system of the compiler: on a loaded machine it varies much less than wall).
+# records what it cost in OUTDIR/<source file name>.seconds as
+# "<cpu seconds> <wall seconds> <peak MiB>": CPU = user + system of the compiler (on a loaded
+# machine it varies much less than wall), peak = its largest resident set (GNU time; 0 where
+# /usr/bin/time is missing).
 #   compile-timer.sh OUTDIR COMPILER ARGS...   (the source file follows -c)
 out=$1
 shift
@@ -12,12 +14,20 @@ for arg in "$@"; do
   previous=$arg
 done
 times=$(mktemp)
-TIMEFORMAT='%3R %3U %3S'
-{ time "$@" 2>&3; } 3>&2 2>"$times"
-status=$?
-if [[ "$status" -eq 0 && -n "$source" ]]; then
+if [[ -x /usr/bin/time ]]; then
+  /usr/bin/time -f '%e %U %S %M' -o "$times" "$@"
+  status=$?
+  read -r wall user sys peak_kib <"$times"
+else
+  TIMEFORMAT='%3R %3U %3S'
+  { time "$@" 2>&3; } 3>&2 2>"$times"
+  status=$?
   read -r wall user sys <"$times"
-  awk -v w="$wall" -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f %.2f\n", u + s, w }' \
+  peak_kib=0
+fi
+if [[ "$status" -eq 0 && -n "$source" ]]; then
+  awk -v w="$wall" -v u="$user" -v s="$sys" -v m="$peak_kib" \
+    'BEGIN { printf "%.2f %.2f %.0f\n", u + s, w, m / 1024 }' \
     >"$out/$(basename "$source").seconds" 2>/dev/null || true
 fi
 rm -f "$times"

@@ -427,7 +427,7 @@ run() {
 import json, math, pathlib, sys
 rows = []
 for f in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
-    rows += json.loads(f.read_text())
+    rows += json.loads(f.read_text())["rows"]
 pathlib.Path(sys.argv[2]).write_text(json.dumps(rows, indent=1))
 fused = [r for r in rows if r["variant"] == "fused"]
 print("\n## Benchmarks (fused kfuse; ratios are speed-ups of one run)\n")

@@ -12,7 +12,27 @@
 // Adding a workload: benchmarks/workloads/<name>.cpp registers the workload
 // and its kfuse variants, <name>_kokkos.cpp the hand-written variant (the
 // build globs workloads/*.cpp; nothing else to edit).
+//
+// Parts: kfuse-bench compiles a kfuse workload file listed in
+// benchmarks/CMakeLists.txt once per variant it names, each a translation
+// unit of its own, so that the compile table shows what each program costs
+// alone (a user's file holds one). KFUSE_BENCH_PART says which part is being
+// compiled: the fused, per_statement or unfused variant, or the rest (the
+// workload's registration and any other variant); undefined, the whole file.
+// The file guards each part with `#if KFUSE_BENCH_COMPILES(FUSED)` and the
+// like; register_policies does it itself.
 #pragma once
+
+#define KFUSE_BENCH_WHOLE 0
+#define KFUSE_BENCH_FUSED 1
+#define KFUSE_BENCH_PER_STATEMENT 2
+#define KFUSE_BENCH_UNFUSED 3
+#define KFUSE_BENCH_REST 4
+#ifndef KFUSE_BENCH_PART
+#define KFUSE_BENCH_PART KFUSE_BENCH_WHOLE
+#endif
+#define KFUSE_BENCH_COMPILES(part) \
+  (KFUSE_BENCH_PART == KFUSE_BENCH_WHOLE || KFUSE_BENCH_PART == KFUSE_BENCH_##part)
 
 #include <cstdint>
 #include <functional>
@@ -116,14 +136,21 @@ bool register_workload(Workload workload);
 bool register_variant(const std::string& workload, const std::string& variant, Factory factory);
 
 /// Registers `fused`, `per_statement` and `unfused` from one class template over the policy.
-template <template <class> class V>
+/// Only the part being compiled instantiates its policy (see Parts above);
+/// `Part` is a template argument so that each part's instantiation is a
+/// function of its own (the parts of one file are linked together).
+template <template <class> class V, int Part = KFUSE_BENCH_PART>
 bool register_policies(const std::string& workload) {
-  register_variant(workload, "fused",
-                   [](const Setup& s) { return std::make_unique<V<kfuse::Fused>>(s); });
-  register_variant(workload, "per_statement",
-                   [](const Setup& s) { return std::make_unique<V<kfuse::PerStatement>>(s); });
-  register_variant(workload, "unfused",
-                   [](const Setup& s) { return std::make_unique<V<kfuse::Unfused>>(s); });
+  constexpr bool whole = Part == KFUSE_BENCH_WHOLE;
+  if constexpr (whole || Part == KFUSE_BENCH_FUSED)
+    register_variant(workload, "fused",
+                     [](const Setup& s) { return std::make_unique<V<kfuse::Fused>>(s); });
+  if constexpr (whole || Part == KFUSE_BENCH_PER_STATEMENT)
+    register_variant(workload, "per_statement",
+                     [](const Setup& s) { return std::make_unique<V<kfuse::PerStatement>>(s); });
+  if constexpr (whole || Part == KFUSE_BENCH_UNFUSED)
+    register_variant(workload, "unfused",
+                     [](const Setup& s) { return std::make_unique<V<kfuse::Unfused>>(s); });
   return true;
 }
 

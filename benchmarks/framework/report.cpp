@@ -46,6 +46,42 @@ double geomean(const std::vector<double>& v) {
   return std::exp(s / double(v.size()));
 }
 
+std::string cost_text(const CompileCost& c) {
+  if (c.cpu_s < 0) return "—";
+  return format("%.1f", c.cpu_s) + (c.peak_mib > 0 ? format(" (%.0f)", c.peak_mib) : "");
+}
+
+/// Each workload's kfuse programs and hand-written twin, one translation unit
+/// each, and the compile samples (benchmarks/compile/).
+void write_compile_table(std::ostream& out, const std::vector<Row>& rows,
+                         const std::vector<CompileCost>& recorded) {
+  if (recorded.empty()) return;
+  out << "\nCompile cost: CPU seconds of the compiler (peak MiB), one translation unit each, "
+         "as kfuse-bench was built\n\n"
+         "| workload | fused | per_statement | unfused | kokkos | fused / kokkos |\n"
+         "| --- | ---: | ---: | ---: | ---: | ---: |\n";
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    if (k > 0 && rows[k].workload == rows[k - 1].workload) continue;
+    std::map<std::string, CompileCost> of;
+    for (const Row& r : rows)
+      if (r.workload == rows[k].workload) of[r.variant] = r.compile;
+    const double fused = of["fused"].cpu_s, hand = of["kokkos"].cpu_s;
+    out << "| " << rows[k].workload << " | " << cost_text(of["fused"]) << " | "
+        << cost_text(of["per_statement"]) << " | " << cost_text(of["unfused"]) << " | "
+        << cost_text(of["kokkos"]) << " | " << ratio(fused > 0 && hand > 0 ? fused / hand : 0)
+        << " |\n";
+  }
+  const std::string samples = KFUSE_BENCH_COMPILE_SAMPLES;
+  std::string listed;
+  for (const CompileCost& c : recorded)
+    if (("," + samples + ",").find("," + c.file + ",") != std::string::npos)
+      listed += (listed.empty() ? "" : ", ") + c.file + " " + cost_text(c);
+  if (!listed.empty())
+    out << "\nCompile samples (benchmarks/compile/, files as a user writes them, built with the "
+           "same flags): "
+        << listed << ".\n";
+}
+
 }  // namespace
 
 void write_markdown(std::ostream& out, const std::vector<Row>& rows, const StreamResult& stream,
@@ -67,7 +103,8 @@ void write_markdown(std::ostream& out, const std::vector<Row>& rows, const Strea
         << (r.bytes_per_iter > 0 ? format("%.1f", r.gbps) : "—") << " | " << pct_stream(r) << " | "
         << ratio(r.speedup_vs_unfused) << " | " << ratio(r.speedup_vs_kokkos) << " | "
         << ratio(r.speedup_vs_petsc) << " | " << format("%.1e", r.max_rel_diff) << " | "
-        << (r.compile_s >= 0 ? format("%.1f", r.compile_s) : "—") << " | " << r.status << " |\n";
+        << (r.compile.cpu_s >= 0 ? format("%.1f", r.compile.cpu_s) : "—") << " | " << r.status
+        << " |\n";
   }
 
   out << "\nGB/s: model bytes per iteration (reads and writes counted separately, as STREAM "
@@ -118,6 +155,7 @@ void write_markdown(std::ostream& out, const std::vector<Row>& rows, const Strea
       << " repetitions of the slowest rank's time per iteration; ratios: medians of "
          "per-repetition ratios (variants interleaved, each round starting one variant later).\n";
   if (!options.command_line.empty()) out << "Command: `" << options.command_line << "`\n";
+  write_compile_table(out, rows, compile_costs(options.compile_times_dir));
   for (const Row& r : rows)
     if (r.status != "ok") out << "\nFAIL: " << r.message << "\n";
 }
@@ -162,15 +200,25 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const Opt
     j["max_rel_diff"] = std::isfinite(r.max_rel_diff) ? nlohmann::json(r.max_rel_diff)
                                                       : nlohmann::json("inf");
     j["worst_field"] = r.worst_field;
-    j["compile_s"] = r.compile_s >= 0 ? nlohmann::json(r.compile_s) : nlohmann::json(nullptr);
+    j["compile_s"] =
+        r.compile.cpu_s >= 0 ? nlohmann::json(r.compile.cpu_s) : nlohmann::json(nullptr);
+    j["compile_peak_mib"] =
+        r.compile.peak_mib > 0 ? nlohmann::json(r.compile.peak_mib) : nlohmann::json(nullptr);
+    j["compile_file"] = r.compile.file;
     j["status"] = r.status;
     if (!r.message.empty()) j["message"] = r.message;
     if (!r.build.empty()) j["build"] = r.build;
     j["command"] = options.command_line;
     all.push_back(j);
   }
+  nlohmann::json compile = nlohmann::json::array();
+  for (const CompileCost& c : compile_costs(options.compile_times_dir))
+    compile.push_back(
+        {{"file", c.file},
+         {"cpu_s", c.cpu_s},
+         {"peak_mib", c.peak_mib > 0 ? nlohmann::json(c.peak_mib) : nlohmann::json(nullptr)}});
   std::ofstream out(path);
-  out << all.dump(2) << "\n";
+  out << nlohmann::json{{"rows", all}, {"compile", compile}}.dump(2) << "\n";
   if (!out) throw std::runtime_error("kfuse-bench: cannot write " + path);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -38,14 +39,36 @@ std::string seconds_text(double s) {
   return buf;
 }
 
-/// Compile time the build recorded for a source file (benchmarks/compile-timer.sh).
-double compile_seconds(const std::string& dir, const std::string& source) {
-  if (dir.empty() || source.empty()) return -1;
-  const std::string base = source.substr(source.find_last_of('/') + 1);
-  std::ifstream in(dir + "/" + base + ".seconds");
-  double s = -1;
-  if (!(in >> s)) return -1;
-  return s;
+/// What the build recorded for a file name (benchmarks/compile-timer.sh).
+CompileCost compile_cost(const std::string& dir, const std::string& file) {
+  CompileCost cost{file};
+  double wall = 0;
+  std::ifstream in(dir + "/" + file + ".seconds");
+  if (dir.empty() || file.empty() || !(in >> cost.cpu_s >> wall)) return {file};
+  if (!(in >> cost.peak_mib)) cost.peak_mib = 0;  // recorded without GNU time
+  return cost;
+}
+
+std::string file_name(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+/// The file holding a variant's program: the hand-written file for `kokkos`
+/// variants; for the kfuse ones the workload file's part of that variant
+/// (fused.cpp -> fused.fused.cpp, see framework/bench.hpp), else its `rest`
+/// part, else the whole file; none for library peers.
+CompileCost variant_compile_cost(const std::string& dir, const Workload& w,
+                                 const std::string& variant) {
+  if (variant.rfind("kokkos", 0) == 0)
+    return variant == "kokkos_kernels" ? CompileCost{}
+                                       : compile_cost(dir, file_name(w.kokkos_source));
+  if (variant.rfind("fused", 0) != 0 && variant != "per_statement" && variant != "unfused")
+    return {};
+  const std::string whole = file_name(w.source);
+  const std::string stem = whole.substr(0, whole.rfind('.'));
+  for (const std::string& file : {stem + "." + variant + ".cpp", stem + ".rest.cpp", whole}) {
+    CompileCost cost = compile_cost(dir, file);
+    if (cost.cpu_s >= 0) return cost;
+  }
+  return {};
 }
 
 /// Largest relative difference of `got` from `ref` over the fields (each
@@ -143,11 +166,7 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
       row.working_set_bytes = working_set;
       row.cache_bytes = stream.cache_bytes;
       row.beyond_cache = in_memory;
-      // Hand-written variants (kokkos...) live in the hand-written file; the kfuse policies
-      // and the library peers (kokkos_kernels, petsc) are credited to the workload's main file.
-      const bool hand = entry.name.rfind("kokkos", 0) == 0 && entry.name != "kokkos_kernels";
-      row.compile_s = compile_seconds(options.compile_times_dir,
-                                      hand ? workload.kokkos_source : workload.source);
+      row.compile = variant_compile_cost(options.compile_times_dir, workload, entry.name);
       names.push_back(entry.name);
       variants.push_back(entry.factory(setup));
       row.declared = variants.back()->figures();
@@ -259,6 +278,24 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     rows.insert(rows.end(), local.begin(), local.end());
   }
   return rows;
+}
+
+std::vector<CompileCost> compile_costs(const std::string& dir) {
+  std::vector<CompileCost> costs;
+  std::error_code error;
+  if (dir.empty()) return costs;
+  const std::string suffix = ".seconds";
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    CompileCost cost = compile_cost(dir, name.substr(0, name.size() - suffix.size()));
+    if (cost.cpu_s >= 0) costs.push_back(cost);
+  }
+  std::sort(costs.begin(), costs.end(),
+            [](const CompileCost& a, const CompileCost& b) { return a.file < b.file; });
+  return costs;
 }
 
 }  // namespace kfuse::bench

@@ -32,6 +32,16 @@ struct Options {
   std::string command_line;
 };
 
+/// What the build recorded for one source file (benchmarks/compile-timer.sh).
+struct CompileCost {
+  std::string file;     ///< the file name, e.g. cfd.fused.cpp (a part) or cfd_kokkos.cpp
+  double cpu_s = -1;    ///< user + system seconds of the compiler; < 0: not recorded
+  double peak_mib = 0;  ///< its largest resident set; 0: not recorded
+};
+
+/// Every file the build recorded in `dir`, by name.
+std::vector<CompileCost> compile_costs(const std::string& dir);
+
 struct Row {
   std::string workload, variant, size, status = "ok", message;
   int ranks = 1, iterations = 0, repetitions = 0, nit = 0;
@@ -53,7 +63,7 @@ struct Row {
   double max_rel_diff = 0;
   std::string worst_field;
   std::map<std::string, std::string> build;  ///< Variant::build()
-  double compile_s = -1;  ///< < 0: unknown
+  CompileCost compile;  ///< of the file holding the variant's program (none: cpu_s < 0)
   double stream_gbps = 0;            ///< the suite's triad (at the start)
   double stream_gbps_alongside = 0;  ///< median of the triads alongside this workload's repetitions
 };

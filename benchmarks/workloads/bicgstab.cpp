@@ -10,17 +10,20 @@
 namespace kfuse::bench::solvers {
 namespace {
 
+#if KFUSE_BENCH_COMPILES(FUSED)
 struct SolveBicgstab {
   SolveResult operator()(const CsrProblem& p, Vec& x, const SolverOptions& options) const {
     return kfuse::bicgstab(p.A, x, p.b, options);
   }
 };
+#endif
 
 template <class Policy>
 std::unique_ptr<Variant> steps(const Setup& s) {
   return std::make_unique<BicgstabSteps<Policy, CsrProblem>>(CsrProblem(bicgstab_matrix(s)));
 }
 
+#if KFUSE_BENCH_COMPILES(REST)
 KFUSE_BENCH_REGISTER(register_workload(Workload{
     "bicgstab",
     "BiCGSTAB on a 2-D convection-diffusion matrix (CSR, nonsymmetric), no preconditioner, "
@@ -43,12 +46,19 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
       return 12.0 * (5.0 * n - 4.0 * double(s.size)) + 8.0 * n + 56.0 * n;
     },
     true}));
+KFUSE_BENCH_REGISTER(register_variant("bicgstab", "fused_steps", steps<kfuse::Fused>));
+#endif
+#if KFUSE_BENCH_COMPILES(FUSED)
 KFUSE_BENCH_REGISTER(register_variant("bicgstab", "fused", [](const Setup& s) {
   return make_shipped(CsrProblem(bicgstab_matrix(s)), s, SolveBicgstab{}, BicgstabFigures{});
 }));
+#endif
+#if KFUSE_BENCH_COMPILES(PER_STATEMENT)
 KFUSE_BENCH_REGISTER(register_variant("bicgstab", "per_statement", steps<kfuse::PerStatement>));
+#endif
+#if KFUSE_BENCH_COMPILES(UNFUSED)
 KFUSE_BENCH_REGISTER(register_variant("bicgstab", "unfused", steps<kfuse::Unfused>));
-KFUSE_BENCH_REGISTER(register_variant("bicgstab", "fused_steps", steps<kfuse::Fused>));
+#endif
 
 }  // namespace
 }  // namespace kfuse::bench::solvers

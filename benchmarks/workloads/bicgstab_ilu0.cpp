@@ -14,6 +14,7 @@
 namespace kfuse::bench::solvers {
 namespace {
 
+#if KFUSE_BENCH_COMPILES(FUSED)
 struct SolveBicgstabIlu0 {
   pc::BlockJacobiIlu0<double> M;
   SolveResult operator()(const CsrProblem& p, Vec& x, const SolverOptions& options) const {
@@ -32,7 +33,9 @@ struct Ilu0Figures {
     return f;
   }
 };
+#endif
 
+#if KFUSE_BENCH_COMPILES(REST)
 KFUSE_BENCH_REGISTER(register_workload(Workload{
     "bicgstab_ilu0",
     "BiCGSTAB with block Jacobi + ILU(0) (right) on the 2-D convection-diffusion matrix, fixed "
@@ -54,11 +57,14 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
     // workspace of (widest level) x (rows) indices, about 2 n^3 bytes a rank on an n x n
     // grid split in two (24 GB a rank at the 2304^2 that 4x a 260 MiB cache needs).
     false}));
+#endif
+#if KFUSE_BENCH_COMPILES(FUSED)
 KFUSE_BENCH_REGISTER(register_variant("bicgstab_ilu0", "fused", [](const Setup& s) {
   CsrProblem problem(bicgstab_matrix(s));
   const auto M = pc::bjacobi_ilu0(problem.A);
   return make_shipped(std::move(problem), s, SolveBicgstabIlu0{M}, Ilu0Figures{});
 }));
+#endif
 
 }  // namespace
 }  // namespace kfuse::bench::solvers

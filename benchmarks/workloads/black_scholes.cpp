@@ -129,7 +129,9 @@ class Kfuse final : public Variant {
   Program price_;
 };
 
-/// Unfused: the four programs of SplitPrice, run in order.
+#if KFUSE_BENCH_COMPILES(UNFUSED)
+/// Unfused: the four programs of SplitPrice, run in order. (A full
+/// specialisation is compiled wherever it is declared: only in its part.)
 template <>
 class Kfuse<kfuse::Unfused> final : public Variant {
   using P = kfuse::Unfused;
@@ -171,7 +173,9 @@ class Kfuse<kfuse::Unfused> final : public Variant {
   decltype(SplitPrice::stage_cnd<P>(d1_, nd1_)) cnd1_, cnd2_;
   decltype(SplitPrice::stage_out<P>(in_.S, nd1_, nd2_, discount_, call_, put_)) out_;
 };
+#endif
 
+#if KFUSE_BENCH_COMPILES(REST)
 KFUSE_BENCH_REGISTER(register_workload(Workload{
     "black_scholes",
     "European call and put prices of N options (~60 operations, 2 outputs)",
@@ -185,6 +189,7 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
     // S, X, T, call, put. Compute-bound (~60 flops, an exp, a log and a sqrt an
     // option), so its default size stays.
     [](const Setup& s) { return 40.0 * static_cast<double>(s.size); }}));
+#endif
 KFUSE_BENCH_REGISTER(register_policies<Kfuse>("black_scholes"));
 
 }  // namespace

@@ -214,6 +214,7 @@ class Kfuse final : public Variant {
   int cu_ = 0, cp_ = 0;
 };
 
+#if KFUSE_BENCH_COMPILES(REST)
 KFUSE_BENCH_REGISTER(register_workload(Workload{
     "cfd",
     "cavity flow (CFD Python step 11): b, nit pressure-Poisson sweeps, u/v update per step",
@@ -230,6 +231,7 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
     // Not grown beyond the cache: the unfused variant materialises about 130 arrays
     // (1 KB a point), 12 GB a rank at the 4736^2 that 4x a 260 MiB cache needs.
     false}));
+#endif
 KFUSE_BENCH_REGISTER(register_policies<Kfuse>("cfd"));
 
 }  // namespace

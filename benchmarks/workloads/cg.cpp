@@ -10,51 +10,58 @@
 namespace kfuse::bench::solvers {
 namespace {
 
+#if KFUSE_BENCH_COMPILES(FUSED)
 struct SolveCg {
   SolveResult operator()(const CsrProblem& p, Vec& x, const SolverOptions& options) const {
     return kfuse::cg(p.A, x, p.b, options);
   }
 };
+#endif
+#if KFUSE_BENCH_COMPILES(REST)
 struct SolveCgSingleReduction {
   SolveResult operator()(const CsrProblem& p, Vec& x, const SolverOptions& options) const {
     return kfuse::cg(p.A, x, p.b, single_reduction(options));
   }
 };
+#endif
 
 template <class Policy>
 std::unique_ptr<Variant> steps(const Setup& s) {
   return std::make_unique<CgSteps<Policy, CsrProblem>>(CsrProblem(cg_matrix(s)));
 }
 
+#if KFUSE_BENCH_COMPILES(REST)
 KFUSE_BENCH_REGISTER(register_workload(Workload{
-    "cg",
-    "CG on the 2-D 5-point Poisson matrix (CSR), no preconditioner, fixed iteration count",
-    1000,
-    20,
-    1e-6,
-    grid_label,
+    "cg", "CG on the 2-D 5-point Poisson matrix (CSR), no preconditioner, fixed iteration count",
+    1000, 20, 1e-6, grid_label,
     [](const Setup& s) {
       const double n = double(s.size) * double(s.size);
       const double nnz = 5.0 * n - 4.0 * double(s.size);  // 5-point, Dirichlet rows
       return cg_min_bytes(n, 12.0 * nnz + 4.0 * n);       // 32-bit offsets
     },
-    "benchmarks/workloads/cg.cpp",
-    "benchmarks/workloads/cg_kokkos.cpp",
+    "benchmarks/workloads/cg.cpp", "benchmarks/workloads/cg_kokkos.cpp",
     [](const Setup& s) {  // A, and x, r, p, Ap
       const double n = double(s.size) * double(s.size);
       return 12.0 * (5.0 * n - 4.0 * double(s.size)) + 4.0 * n + 32.0 * n;
     },
     true}));
-KFUSE_BENCH_REGISTER(register_variant("cg", "fused", [](const Setup& s) {
-  return make_shipped(CsrProblem(cg_matrix(s)), s, SolveCg{}, CgFigures{});
-}));
-KFUSE_BENCH_REGISTER(register_variant("cg", "per_statement", steps<kfuse::PerStatement>));
-KFUSE_BENCH_REGISTER(register_variant("cg", "unfused", steps<kfuse::Unfused>));
 KFUSE_BENCH_REGISTER(register_variant("cg", "fused_steps", steps<kfuse::Fused>));
 KFUSE_BENCH_REGISTER(register_variant("cg", "fused_single_reduction", [](const Setup& s) {
   return make_shipped(CsrProblem(cg_matrix(s)), s, SolveCgSingleReduction{},
                       CgSingleReductionFigures{});
 }));
+#endif
+#if KFUSE_BENCH_COMPILES(FUSED)
+KFUSE_BENCH_REGISTER(register_variant("cg", "fused", [](const Setup& s) {
+  return make_shipped(CsrProblem(cg_matrix(s)), s, SolveCg{}, CgFigures{});
+}));
+#endif
+#if KFUSE_BENCH_COMPILES(PER_STATEMENT)
+KFUSE_BENCH_REGISTER(register_variant("cg", "per_statement", steps<kfuse::PerStatement>));
+#endif
+#if KFUSE_BENCH_COMPILES(UNFUSED)
+KFUSE_BENCH_REGISTER(register_variant("cg", "unfused", steps<kfuse::Unfused>));
+#endif
 
 }  // namespace
 }  // namespace kfuse::bench::solvers

@@ -11,45 +11,53 @@
 namespace kfuse::bench::solvers {
 namespace {
 
+#if KFUSE_BENCH_COMPILES(FUSED)
 struct SolveMatfree {
   SolveResult operator()(const GridProblem& p, Array2& x, const SolverOptions& options) const {
     return kfuse::cg_matfree(Laplacian5{}, x, p.b, options);
   }
 };
+#endif
+#if KFUSE_BENCH_COMPILES(REST)
 struct SolveMatfreeSingleReduction {
   SolveResult operator()(const GridProblem& p, Array2& x, const SolverOptions& options) const {
     return kfuse::cg_matfree(Laplacian5{}, x, p.b, single_reduction(options));
   }
 };
+#endif
 
 template <class Policy>
 std::unique_ptr<Variant> steps(const Setup& s) {
   return std::make_unique<CgSteps<Policy, GridProblem>>(GridProblem(s));
 }
 
+#if KFUSE_BENCH_COMPILES(REST)
 KFUSE_BENCH_REGISTER(register_workload(Workload{
     "cg_matfree",
     "CG on the 2-D Poisson problem with the operator as a 5-point stencil on a grid (no "
     "matrix), fixed iteration count",
-    1000,
-    20,
-    1e-6,
-    grid_label,
+    1000, 20, 1e-6, grid_label,
     [](const Setup& s) { return cg_min_bytes(double(s.size) * double(s.size), 0); },
-    "benchmarks/workloads/cg_matfree.cpp",
-    "benchmarks/workloads/cg_matfree_kokkos.cpp",
+    "benchmarks/workloads/cg_matfree.cpp", "benchmarks/workloads/cg_matfree_kokkos.cpp",
     [](const Setup& s) { return 32.0 * double(s.size) * double(s.size); },  // x, r, p, Ap
     true}));
-KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "fused", [](const Setup& s) {
-  return make_shipped(GridProblem(s), s, SolveMatfree{}, CgFigures{});
-}));
-KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "per_statement", steps<kfuse::PerStatement>));
-KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "unfused", steps<kfuse::Unfused>));
 KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "fused_steps", steps<kfuse::Fused>));
 KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "fused_single_reduction", [](const Setup& s) {
   return make_shipped(GridProblem(s), s, SolveMatfreeSingleReduction{},
                       CgSingleReductionFigures{});
 }));
+#endif
+#if KFUSE_BENCH_COMPILES(FUSED)
+KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "fused", [](const Setup& s) {
+  return make_shipped(GridProblem(s), s, SolveMatfree{}, CgFigures{});
+}));
+#endif
+#if KFUSE_BENCH_COMPILES(PER_STATEMENT)
+KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "per_statement", steps<kfuse::PerStatement>));
+#endif
+#if KFUSE_BENCH_COMPILES(UNFUSED)
+KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "unfused", steps<kfuse::Unfused>));
+#endif
 
 }  // namespace
 }  // namespace kfuse::bench::solvers

@@ -13,12 +13,15 @@ namespace {
 
 using Multigrid = pc::Multigrid<double>;
 
+#if KFUSE_BENCH_COMPILES(FUSED)
 struct SolveCgMultigrid {
   Multigrid M;
   SolveResult operator()(const CsrProblem& p, Vec& x, const SolverOptions& options) const {
     return kfuse::cg(p.A, x, p.b, options, M);
   }
 };
+
+#endif
 
 /// kernels per iteration: the preconditioned CG's 4 and the V-cycle's;
 /// allreduces: p.Ap with p.p, r.r, r.z.
@@ -31,10 +34,12 @@ Figures pcg_figures(const Cycle& M, int cg_kernels) {
   return f;
 }
 
+#if KFUSE_BENCH_COMPILES(FUSED)
 struct GmgFigures {
   Multigrid M;
   Figures operator()(const CsrProblem&) const { return pcg_figures(M, 4); }
 };
+#endif
 
 /// Preconditioned CG stepped one iteration at a time under `Policy`, as
 /// kfuse::cg runs it with an operator M (solvers/cg.hpp).
@@ -90,6 +95,7 @@ class PcgSteps final : public Variant {
   int steps_ = 0;
 };
 
+#if KFUSE_BENCH_COMPILES(REST)
 KFUSE_BENCH_REGISTER(register_workload(Workload{
     "gmg",
     "CG preconditioned by a geometric multigrid V-cycle (2 levels, weighted Jacobi) on the 2-D "
@@ -98,12 +104,17 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
     // The iterates agree to rounding: the same operators and weights everywhere.
     1e-6, grid_label, gmg_min_bytes, "benchmarks/workloads/gmg.cpp",
     "benchmarks/workloads/gmg_kokkos.cpp", gmg_working_set, true}));
+#endif
+#if KFUSE_BENCH_COMPILES(FUSED)
 KFUSE_BENCH_REGISTER(register_variant("gmg", "fused", [](const Setup& s) {
   CsrProblem problem(cg_matrix(s));
   const Multigrid M = pc::multigrid(problem.A, gmg_shape(s), gmg_options());
   return make_shipped(std::move(problem), s, SolveCgMultigrid{M}, GmgFigures{M});
 }));
+#endif
+#if KFUSE_BENCH_COMPILES(UNFUSED)
 KFUSE_BENCH_REGISTER(register_variant_class<PcgSteps<kfuse::Unfused>>("gmg", "unfused"));
+#endif
 
 }  // namespace
 }  // namespace kfuse::bench::solvers

@@ -65,6 +65,7 @@ class Kfuse final : public Variant {
   int steps_ = 0;
 };
 
+#if KFUSE_BENCH_COMPILES(REST)
 KFUSE_BENCH_REGISTER(register_workload(Workload{
     "stencil_jacobi",
     "2-D 5-point Jacobi sweep + residual sum((v-u)^2), ping-pong by rebinding",
@@ -77,6 +78,7 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
     "benchmarks/workloads/stencil_jacobi_kokkos.cpp",
     [](const Setup& s) { return 16.0 * double(s.size) * double(s.size); },  // u, v
     true}));
+#endif
 KFUSE_BENCH_REGISTER(register_policies<Kfuse>("stencil_jacobi"));
 
 }  // namespace

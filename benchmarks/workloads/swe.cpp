@@ -144,6 +144,8 @@ class Kfuse final : public Variant, State {
   Step step_;
 };
 
+#if KFUSE_BENCH_COMPILES(UNFUSED)
+// A full specialisation is compiled wherever it is declared: only in its part.
 template <>
 class Kfuse<kfuse::Unfused> final : public Variant, State {
   using P = kfuse::Unfused;
@@ -174,7 +176,9 @@ class Kfuse<kfuse::Unfused> final : public Variant, State {
   decltype(make_hu<P>(c_, h_[0], hu_[0], hv_[0], hu_[1])) hu_step_;
   decltype(make_hv<P>(c_, h_[0], hu_[0], hv_[0], hv_[1])) hv_step_;
 };
+#endif
 
+#if KFUSE_BENCH_COMPILES(REST)
 KFUSE_BENCH_REGISTER(register_workload(Workload{
     "swe",
     "2-D shallow water (h, hu, hv), Lax-Friedrichs, periodic, plus total mass per step",
@@ -188,6 +192,7 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
     // h, hu, hv and the next state. Compute-bound (fused: ~60 flops a point
     // with 3 divisions), so its default size stays.
     min_bytes}));
+#endif
 KFUSE_BENCH_REGISTER(register_policies<Kfuse>("swe"));
 
 }  // namespace

@@ -18,6 +18,7 @@ KFUSE_DEBIAN_PACKAGES=(
   libboost-dev doctest-dev libcli11-dev nlohmann-json3-dev
   libpetsc-real-dev
   clang libclang-rt-14-dev  # libFuzzer: the Matrix Market fuzz test (tests/fuzz)
+  time                      # GNU time: the compiler's peak memory (compile costs)
 )
 
 kfuse_package_installed() {

@@ -1,6 +1,8 @@
 // What the solver tests share, without PETSc: the systems' right-hand side,
 // the true residual, a monitor that checks its calls, and one call for every
-// solver.
+// solver. The solvers' common cases come explicitly instantiated, as a user
+// may have them (kfuse/solvers/extern.hpp): compiled once, in
+// solver_instances.cpp, for every solver test.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include <kfuse/kfuse.hpp>
+#include <kfuse/solvers/extern.hpp>
 
 namespace kfuse_test {
 

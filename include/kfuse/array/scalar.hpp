@@ -27,6 +27,7 @@ class Scalar {
   const std::string& label() const { return state_->label; }
   /// True when both handles name the same value.
   bool same_as(const Scalar& other) const { return state_ == other.state_; }
+  const void* storage_id() const { return state_.get(); }
 
  private:
   struct State {

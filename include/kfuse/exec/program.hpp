@@ -91,20 +91,19 @@ struct is_temporary_tag : std::false_type {};
 template <class T>
 struct is_temporary_tag<TemporaryTag<T>> : std::true_type {};
 
-/// Whether arguments x and y, bound to parameters of types A and B, are one
-/// object (arrays: the same storage; scalars: the same handle); temporaries
-/// are the program's own. A named function: nvcc does not discard `if
-/// constexpr` branches inside the binding check's nested generic lambdas.
-template <class A, class B, class X, class Y>
-bool same_argument(const X& x, const Y& y) {
-  if constexpr (!std::is_same_v<A, B> || is_temporary_tag<A>::value ||
-                is_matrix_operand<A>::value) {  // matrices are never written
-    (void)x, (void)y;
-    return false;
-  } else if constexpr (expr_traits<A>::domain != domain::scalar) {
-    return x.same_storage(y);
+/// What an argument bound to a parameter of type A stores its values in
+/// (arrays and vectors: their storage; scalars: their handle's), so that two
+/// parameters bound to one object show as one identity; nullptr for
+/// temporaries (the program's own) and matrices (never written). A named
+/// function: nvcc does not discard `if constexpr` branches inside generic
+/// lambdas the way g++ does.
+template <class A, class X>
+const void* argument_storage(const X& x) {
+  if constexpr (is_temporary_tag<A>::value || is_matrix_operand<A>::value) {
+    (void)x;
+    return nullptr;
   } else {
-    return x.same_as(y);
+    return x.storage_id();
   }
 }
 
@@ -334,6 +333,21 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   const auto& array() const {
     return *array_in<I>(*binding_);
   }
+  /// Bytes of one value of each parameter's array (0 for a register
+  /// temporary, never in memory), for explain()'s memory traffic.
+  template <std::size_t I>
+  static constexpr std::size_t value_size() {
+    using Slot = std::tuple_element_t<I, Binding>;
+    if constexpr (std::is_same_v<Slot, detail::RegisterTemporary>)
+      return 0;
+    else
+      return sizeof(typename std::decay_t<decltype(*array_in<int(I)>(
+                        std::declval<const Binding&>()))>::value_type);
+  }
+  template <std::size_t... I>
+  static constexpr std::array<std::size_t, sizeof...(I)> value_sizes(std::index_sequence<I...>) {
+    return {value_size<I>()...};
+  }
   /// The Array at position I of a binding (nullptr: register or unallocated).
   template <int I>
   static const auto* array_in(const Binding& b) {
@@ -548,22 +562,24 @@ auto Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_binding(
     }
   });
 
-  // One array bound to two parameters while one of them is written.
+  // One array bound to two parameters while one of them is written. A run
+  // time loop over the parameters' storage: a compile-time one over pairs
+  // instantiated a function per pair, the largest cost of compiling a big
+  // program (docs/architecture.md §12).
   std::uint64_t written = 0;
   for (const auto& f : plan::statement_facts) written |= f.writes | f.scalar_writes;
-  detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>, detail::hana::int_c<int(sizeof...(Args))>), [&](auto i) {
-    detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>, i), [&](auto j) {
-      using A = std::tuple_element_t<i, ArgTuple>;
-      using B = std::tuple_element_t<j, ArgTuple>;
-      const bool same = detail::same_argument<A, B>(std::get<i>(b), std::get<j>(b));
-      const bool writes = ((written >> int(i)) & 1u) || ((written >> int(j)) & 1u);
-      if (same && writes)
+  const std::array<const void*, sizeof...(I)> storage{
+      detail::argument_storage<std::tuple_element_t<I, ArgTuple>>(std::get<I>(b))...};
+  for (std::size_t i = 0; i < storage.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (storage[i] != nullptr && storage[i] == storage[j] &&
+          (((written >> i) | (written >> j)) & 1u)) {
+        const std::string labels[] = {label(detail::hana::size_c<I>)...};
         throw Error(detail::error_message(
-            "kfuse::fuse: parameters ", int(j), " and ", int(i), " are both bound to ",
-            label(i), ", and the program writes one of them, so it relies on them being "
+            "kfuse::fuse: parameters ", int(j), " and ", int(i), " are both bound to ", labels[i],
+            ", and the program writes one of them, so it relies on them being "
             "distinct; pass different arrays (or copy one first)"));
-    });
-  });
+      }
   return b;
 }
 
@@ -678,16 +694,11 @@ std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::explain
       reads |= (f.pointwise | f.offset) & ~writes;
       writes |= f.writes;
     });
-    hana::for_each(hana::make_range(hana::int_c<0>, hana::int_c<int(sizeof...(Args))>),
-                   [&](auto i) {
-                     using Slot = std::decay_t<decltype(std::get<i>(*binding_))>;
-                     if constexpr (!std::is_same_v<Slot, detail::RegisterTemporary>) {
-                       const std::size_t size =
-                           sizeof(typename std::decay_t<decltype(array<i>())>::value_type);
-                       if ((reads >> int(i)) & 1u) read_bytes += size;
-                       if ((writes >> int(i)) & 1u) write_bytes += size;
-                     }
-                   });
+    constexpr auto sizes = value_sizes(std::index_sequence_for<Args...>{});
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      if ((reads >> i) & 1u) read_bytes += sizes[i];
+      if ((writes >> i) & 1u) write_bytes += sizes[i];
+    }
     if (G::reductions > 0)
       out << "  " << G::reductions << " reduction(s), combined in one MPI_Allreduce\n";
     if (G::kernel)
