@@ -574,7 +574,7 @@ auto Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_binding(
     for (std::size_t j = 0; j < i; ++j)
       if (storage[i] != nullptr && storage[i] == storage[j] &&
           (((written >> i) | (written >> j)) & 1u)) {
-        const std::string labels[] = {label(detail::hana::size_c<I>)...};
+        const std::array<std::string, sizeof...(I)> labels{label(detail::hana::size_c<I>)...};
         throw Error(detail::error_message(
             "kfuse::fuse: parameters ", int(j), " and ", int(i), " are both bound to ", labels[i],
             ", and the program writes one of them, so it relies on them being "
