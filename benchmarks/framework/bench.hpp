@@ -154,11 +154,29 @@ bool register_policies(const std::string& workload) {
   return true;
 }
 
+/// Registers `per_statement`, `unfused` and `fused_steps` (in the `rest` part)
+/// from `make(policy, setup)`, a generic factory of a solver iteration written
+/// with kfuse::fuse; as register_policies, only the part being compiled
+/// instantiates its policy.
+template <int Part = KFUSE_BENCH_PART, class Make>
+bool register_steps(const std::string& workload, Make make) {
+  constexpr bool whole = Part == KFUSE_BENCH_WHOLE;
+  if constexpr (whole || Part == KFUSE_BENCH_PER_STATEMENT)
+    register_variant(workload, "per_statement",
+                     [make](const Setup& s) { return make(kfuse::PerStatement{}, s); });
+  if constexpr (whole || Part == KFUSE_BENCH_UNFUSED)
+    register_variant(workload, "unfused",
+                     [make](const Setup& s) { return make(kfuse::Unfused{}, s); });
+  if constexpr (whole || Part == KFUSE_BENCH_REST)
+    register_variant(workload, "fused_steps",
+                     [make](const Setup& s) { return make(kfuse::Fused{}, s); });
+  return true;
+}
+
 /// Registers one variant class constructible from a Setup.
 template <class V>
 bool register_variant_class(const std::string& workload, const std::string& variant) {
-  return register_variant(workload, variant,
-                          [](const Setup& s) { return std::make_unique<V>(s); });
+  return register_variant(workload, variant, [](const Setup& s) { return std::make_unique<V>(s); });
 }
 
 /// Every workload, in registration-independent order (sorted by name).
@@ -202,6 +220,6 @@ inline Field field_of(const std::string& name, double value) { return Field{name
 #define KFUSE_BENCH_CONCAT_IMPL(a, b) a##b
 #define KFUSE_BENCH_CONCAT(a, b) KFUSE_BENCH_CONCAT_IMPL(a, b)
 /// Runs a registration expression at static initialisation.
-#define KFUSE_BENCH_REGISTER(expression)                                                  \
+#define KFUSE_BENCH_REGISTER(expression)                                                     \
   [[maybe_unused]] static const bool KFUSE_BENCH_CONCAT(kfuse_bench_registered_, __LINE__) = \
       (expression)

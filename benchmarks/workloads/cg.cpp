@@ -25,10 +25,10 @@ struct SolveCgSingleReduction {
 };
 #endif
 
-template <class Policy>
-std::unique_ptr<Variant> steps(const Setup& s) {
-  return std::make_unique<CgSteps<Policy, CsrProblem>>(CsrProblem(cg_matrix(s)));
-}
+/// The iteration written here with kfuse::fuse, under a policy (register_steps).
+constexpr auto steps = [](auto policy, const Setup& s) -> std::unique_ptr<Variant> {
+  return std::make_unique<CgSteps<decltype(policy), CsrProblem>>(CsrProblem(cg_matrix(s)));
+};
 
 #if KFUSE_BENCH_COMPILES(REST)
 KFUSE_BENCH_REGISTER(register_workload(Workload{
@@ -45,7 +45,6 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
       return 12.0 * (5.0 * n - 4.0 * double(s.size)) + 4.0 * n + 32.0 * n;
     },
     true}));
-KFUSE_BENCH_REGISTER(register_variant("cg", "fused_steps", steps<kfuse::Fused>));
 KFUSE_BENCH_REGISTER(register_variant("cg", "fused_single_reduction", [](const Setup& s) {
   return make_shipped(CsrProblem(cg_matrix(s)), s, SolveCgSingleReduction{},
                       CgSingleReductionFigures{});
@@ -56,12 +55,8 @@ KFUSE_BENCH_REGISTER(register_variant("cg", "fused", [](const Setup& s) {
   return make_shipped(CsrProblem(cg_matrix(s)), s, SolveCg{}, CgFigures{});
 }));
 #endif
-#if KFUSE_BENCH_COMPILES(PER_STATEMENT)
-KFUSE_BENCH_REGISTER(register_variant("cg", "per_statement", steps<kfuse::PerStatement>));
-#endif
-#if KFUSE_BENCH_COMPILES(UNFUSED)
-KFUSE_BENCH_REGISTER(register_variant("cg", "unfused", steps<kfuse::Unfused>));
-#endif
+
+KFUSE_BENCH_REGISTER(register_steps("cg", steps));
 
 }  // namespace
 }  // namespace kfuse::bench::solvers

@@ -26,10 +26,10 @@ struct SolveMatfreeSingleReduction {
 };
 #endif
 
-template <class Policy>
-std::unique_ptr<Variant> steps(const Setup& s) {
-  return std::make_unique<CgSteps<Policy, GridProblem>>(GridProblem(s));
-}
+/// The iteration written here with kfuse::fuse, under a policy (register_steps).
+constexpr auto steps = [](auto policy, const Setup& s) -> std::unique_ptr<Variant> {
+  return std::make_unique<CgSteps<decltype(policy), GridProblem>>(GridProblem(s));
+};
 
 #if KFUSE_BENCH_COMPILES(REST)
 KFUSE_BENCH_REGISTER(register_workload(Workload{
@@ -41,10 +41,8 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
     "benchmarks/workloads/cg_matfree.cpp", "benchmarks/workloads/cg_matfree_kokkos.cpp",
     [](const Setup& s) { return 32.0 * double(s.size) * double(s.size); },  // x, r, p, Ap
     true}));
-KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "fused_steps", steps<kfuse::Fused>));
 KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "fused_single_reduction", [](const Setup& s) {
-  return make_shipped(GridProblem(s), s, SolveMatfreeSingleReduction{},
-                      CgSingleReductionFigures{});
+  return make_shipped(GridProblem(s), s, SolveMatfreeSingleReduction{}, CgSingleReductionFigures{});
 }));
 #endif
 #if KFUSE_BENCH_COMPILES(FUSED)
@@ -52,12 +50,8 @@ KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "fused", [](const Setup& s) 
   return make_shipped(GridProblem(s), s, SolveMatfree{}, CgFigures{});
 }));
 #endif
-#if KFUSE_BENCH_COMPILES(PER_STATEMENT)
-KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "per_statement", steps<kfuse::PerStatement>));
-#endif
-#if KFUSE_BENCH_COMPILES(UNFUSED)
-KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "unfused", steps<kfuse::Unfused>));
-#endif
+
+KFUSE_BENCH_REGISTER(register_steps("cg_matfree", steps));
 
 }  // namespace
 }  // namespace kfuse::bench::solvers
