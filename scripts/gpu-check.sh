@@ -35,7 +35,8 @@
 #                            grows with it (a dry run on a small machine sets it high)
 #   KFUSE_GPU_TARGETS        build only these targets, e.g. "test_expr_operators kfuse-bench"
 #                            (default: all), for a quick re-check of what failed
-#   KFUSE_GPU_TESTS          ctest -R regex: run only the tests it matches (default: all)
+#   KFUSE_GPU_TESTS          ctest -R regex: run only the tests it matches (default: all), or
+#                            "none": no ctest (the second call of docs/backends.md's recipe)
 #   KFUSE_GPU_WORKLOADS      the benchmark workloads to run, e.g. "cg swe", or "none"
 #                            (default: every workload of GPU_BENCH_SIZES)
 #   JOBS                     build parallelism (default: nproc)
@@ -377,7 +378,7 @@ run() {
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" \
     -DKokkos_ROOT="$kokkos" -DKokkosKernels_ROOT="$kokkos" -DCMAKE_PREFIX_PATH="$gpu_dir/prefix" \
     "${mpi_args[@]}" -DKFUSE_BUILD_HEADER_TESTS=OFF -DKFUSE_FUZZ_CXX_WORKS=OFF \
-    -DKFUSE_BENCH_NATIVE=OFF "${matrices[@]}" || {
+    -DKFUSE_BENCH_NATIVE=OFF -DKFUSE_BENCH_BUILD_SAMPLES=OFF "${matrices[@]}" || {
       tail -n 30 "$build_log" >&2
       die "configure failed (build.log)"
     }
@@ -395,16 +396,20 @@ run() {
 
   # ctest: the tests that run kfuse code (compile-fail, fuzz and install tests are
   # backend-independent; 4 ranks on one GPU add nothing to 2), four at a time on the one GPU.
-  phase ctest 180 "$out/ctest.log" \
-    bash -c "cd '$build' && ctest --output-on-failure --parallel 4 --timeout 120 -LE '^($exclude)\$' ${KFUSE_GPU_TESTS:+-R '$KFUSE_GPU_TESTS'}" ||
-    true
-  {
-    echo
-    echo "## Tests"
-    echo
-    grep -E 'tests passed|tests failed' "$out/ctest.log" | sed 's/^/- /' || echo "- no ctest summary"
-    sed -n '/The following tests FAILED/,$p' "$out/ctest.log" | sed -n 's/^[[:space:]]*[0-9]* - /  - /p'
-  } >> "$summary"
+  if [ "${KFUSE_GPU_TESTS:-}" = none ]; then
+    echo "- ctest: not run (KFUSE_GPU_TESTS=none)" >> "$summary"
+  else
+    phase ctest 180 "$out/ctest.log" \
+      bash -c "cd '$build' && ctest --output-on-failure --parallel 4 --timeout 120 -LE '^($exclude)\$' ${KFUSE_GPU_TESTS:+-R '$KFUSE_GPU_TESTS'}" ||
+      true
+    {
+      echo
+      echo "## Tests"
+      echo
+      grep -E 'tests passed|tests failed' "$out/ctest.log" | sed 's/^/- /' || echo "- no ctest summary"
+      sed -n '/The following tests FAILED/,$p' "$out/ctest.log" | sed -n 's/^[[:space:]]*[0-9]* - /  - /p'
+    } >> "$summary"
+  fi
 
   # kfuse-bench, each workload at its GPU size.
   local bench=$build/benchmarks/kfuse-bench rows=$out/bench-rows

@@ -54,6 +54,19 @@ struct Setup {
   /// Iterations per timed repetition (steps between two reset() calls). Solvers
   /// run a Krylov solve of exactly this many iterations per repetition.
   int iterations = 10;
+
+  /// What the workload's variants share, made by the first that asks for `key` (a solver
+  /// workload's matrix: seconds to assemble on the host at GPU sizes, once per variant
+  /// before); dropped with the Setup, before Kokkos is finalized. Handles such as
+  /// CsrMatrix share their data: the variants only read it.
+  template <class T, class Make>
+  T shared(const std::string& key, Make make) const {
+    std::shared_ptr<void>& slot = (*made)[key];
+    if (!slot) slot = std::make_shared<T>(make());
+    return *std::static_pointer_cast<T>(slot);
+  }
+  std::shared_ptr<std::map<std::string, std::shared_ptr<void>>> made =
+      std::make_shared<std::map<std::string, std::shared_ptr<void>>>();
 };
 
 /// Per-iteration figures a variant declares from its plan (kfuse: the

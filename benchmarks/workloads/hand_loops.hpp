@@ -7,8 +7,8 @@
 // the stored arrays) turns every sum into a store and a reload: about 5x
 // slower on these CPUs; one running sum instead of lanes chains every add to
 // the previous one: 2-4x slower in CG's kernels alone. On GPUs, as a GPU programmer writes
-// them: a thread per point, a box's points as one flat range (the schedule of
-// kfuse's own GPU kernels, kfuse/array/box_loop.hpp).
+// them: a thread per point, a box's points as one flat range, reductions as a team
+// policy (the schedule of kfuse's own GPU kernels, kfuse/array/box_loop.hpp).
 #pragma once
 
 #include <cstdint>
@@ -50,8 +50,8 @@ void reduce_into(const std::string& label, const Policy& policy, const Functor& 
 }
 
 /// Runs detail::reduce_box of `functor` (a SumsOf<M>) over `box` and stores its M sums in `sums`.
-template <unsigned M, class Functor>
-void reduce_points(const std::string& label, const detail::Box<2>& box, const Functor& functor,
+template <unsigned M, int N, class Functor>
+void reduce_points(const std::string& label, const detail::Box<N>& box, const Functor& functor,
                    double* sums) {
   Sums<M> total;
   detail::reduce_box(label, box, functor, total);
@@ -90,27 +90,38 @@ KOKKOS_INLINE_FUNCTION void sum_over_lanes(std::int64_t begin, std::int64_t end,
   }
 }
 
-/// body(i, local) for i in [0, n), by chunks on host CPUs (a point per call on GPUs).
+/// body(i, local) for i in [0, n), by chunks (host CPUs).
 template <unsigned M, class Body>
 struct Chunked : SumsOf<M> {
   Body body;
   std::int64_t n;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t chunk, Sums<M>& sums) const {
-    if constexpr (host_loops) {
-      const std::int64_t begin = chunk * chunk_size;
-      const std::int64_t end = begin + chunk_size < n ? begin + chunk_size : n;
-      sum_over_lanes<M>(begin, end, body, sums.v);
-    } else {
-      body(chunk, sums.v);
-    }
+    const std::int64_t begin = chunk * chunk_size;
+    const std::int64_t end = begin + chunk_size < n ? begin + chunk_size : n;
+    sum_over_lanes<M>(begin, end, body, sums.v);
   }
 };
 
-/// parallel_reduce of body(i, sums) over [0, n) in chunks; M sums into `sums`.
+/// body(i, sums) or body(i, j, sums) at one point (GPUs).
+template <unsigned M, class Body>
+struct PointSums : SumsOf<M> {
+  Body body;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Sums<M>& sums) const { body(i, sums.v); }
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Sums<M>& sums) const {
+    body(i, j, sums.v);
+  }
+};
+
+/// parallel_reduce of body(i, sums) over [0, n): in chunks on host CPUs, a thread per point on
+/// GPUs (detail::reduce_box: a team policy, whose reductions launch enough blocks to stream
+/// memory, kfuse/array/box_loop.hpp); M sums into `sums`.
 template <unsigned M, class Body>
 void reduce(const std::string& label, std::int64_t n, const Body& body, double* sums) {
-  reduce_into<M>(label, IndexRange(0, (n + chunk_size - 1) / chunk_size),
-                 Chunked<M, Body>{{}, body, n}, sums);
+  if constexpr (host_loops)
+    reduce_into<M>(label, IndexRange(0, (n + chunk_size - 1) / chunk_size),
+                   Chunked<M, Body>{{}, body, n}, sums);
+  else
+    reduce_points<M>(label, detail::Box<1>{{0}, {n}}, PointSums<M, Body>{{}, body}, sums);
 }
 
 /// body(i) for the indices of one chunk of [begin, end), the inner loop marked independent.
@@ -154,15 +165,6 @@ struct RowSums : SumsOf<M> {
   std::int64_t j0, j1;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Sums<M>& sums) const {
     sum_over_lanes<M>(j0, j1, AlongRow<Body>{body, i}, sums.v);
-  }
-};
-
-/// body(i, j, sums) at one point (GPUs).
-template <unsigned M, class Body>
-struct PointSums : SumsOf<M> {
-  Body body;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Sums<M>& sums) const {
-    body(i, j, sums.v);
   }
 };
 

@@ -46,13 +46,19 @@ inline std::string grid_label(const Setup& s) {
 
 // ---- the problems -------------------------------------------------------------
 
-/// cg: the 5-point Poisson matrix on an n x n grid (SPD).
-inline Matrix cg_matrix(const Setup& s) { return poisson2d<double>(s.comm, s.size, s.size, "A"); }
+/// cg: the 5-point Poisson matrix on an n x n grid (SPD), one for all variants.
+inline Matrix cg_matrix(const Setup& s) {
+  return s.shared<Matrix>("cg_matrix",
+                          [&] { return poisson2d<double>(s.comm, s.size, s.size, "A"); });
+}
 
 /// bicgstab: 5-point diffusion plus mild upwind convection (bx = 2 along i,
-/// by = -1 along j): nonsymmetric, an M-matrix, BiCGSTAB converges steadily.
+/// by = -1 along j): nonsymmetric, an M-matrix, BiCGSTAB converges steadily. One for all
+/// variants.
 inline Matrix bicgstab_matrix(const Setup& s) {
-  return convection_diffusion2d<double>(s.comm, s.size, s.size, 2.0, -1.0, "A");
+  return s.shared<Matrix>("bicgstab_matrix", [&] {
+    return convection_diffusion2d<double>(s.comm, s.size, s.size, 2.0, -1.0, "A");
+  });
 }
 
 // Functors, not lambdas, in headers: docs/backends.md, "Lambdas in headers".

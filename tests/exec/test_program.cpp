@@ -362,6 +362,33 @@ TEST_CASE("host reductions are the same bits at any thread count: lanes, then ca
   CHECK(sum_of(a3) == host_launch_sum(a3.gather(), 70));
 }
 
+// Named, not anonymous: nvcc warns of an unused function of internal linkage (the
+// volatile join, which Kokkos 3.4 calls only in some reductions).
+namespace reduce_box_test {
+/// Sums, over the points of a box, a weight that tells the points apart (exact in
+/// doubles, so any order of the adds gives the same sum), and counts the points.
+struct WeighPoints {
+  struct value_type {
+    double weight;
+    std::int64_t points;
+  };
+  KOKKOS_INLINE_FUNCTION static double weight(std::int64_t i, std::int64_t j) {
+    return double(1 + i * 7919 + j);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, value_type& v) const {
+    v.weight += weight(i, 0), ++v.points;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, value_type& v) const {
+    v.weight += weight(i, j), ++v.points;
+  }
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {0, 0}; }
+  KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
+    into.weight += from.weight, into.points += from.points;
+  }
+  KFUSE_VOLATILE_JOIN(value_type)
+};
+}  // namespace reduce_box_test
+
 namespace {
 /// Records the points FlatBox::call visits, in call order (3 indices a point).
 struct RecordPoint {
@@ -441,4 +468,28 @@ TEST_CASE("binding checks throw kfuse::Error before anything runs") {
                          kfuse::Error);
     CHECK_THROWS_AS((v = kfuse::shift<0, -2>(u)), kfuse::Error);
   }
+}
+
+TEST_CASE("reduce_box visits every point of a box once (GPUs: teams of reduce_team_points)") {
+  using kfuse::detail::reduce_team_points;
+  using reduce_box_test::WeighPoints;
+  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), reduce_team_points - 1,
+                         reduce_team_points, reduce_team_points + 1, 3 * reduce_team_points + 5}) {
+    CAPTURE(n);
+    WeighPoints::value_type got{};
+    kfuse::detail::reduce_box<1>("test:reduce_box", {{2}, {2 + n}}, WeighPoints{}, got);
+    double want = 0;
+    for (std::int64_t i = 2; i < 2 + n; ++i) want += WeighPoints::weight(i, 0);
+    CHECK(got.points == n);
+    CHECK(got.weight == want);
+  }
+  // 2-D, not starting at 0: rows of 301 points, teams across row ends.
+  const kfuse::detail::Box<2> box{{3, 1}, {3 + 17, 1 + 301}};
+  WeighPoints::value_type got{};
+  kfuse::detail::reduce_box("test:reduce_box", box, WeighPoints{}, got);
+  double want = 0;
+  for (std::int64_t i = 3; i < 20; ++i)
+    for (std::int64_t j = 1; j < 302; ++j) want += WeighPoints::weight(i, j);
+  CHECK(got.points == 17 * 301);
+  CHECK(got.weight == want);
 }

@@ -10,8 +10,16 @@
 // and launched like every 1-D kernel; the price is an integer division per dimension
 // beyond the first. Host CPUs keep RangePolicy / MDRangePolicy over rows (kfuse's own
 // kernels loop inside a row there: exec/kernel.hpp).
+//
+// A GPU reduction runs as a TeamPolicy, not as a RangePolicy parallel_reduce: Kokkos' CUDA
+// RangePolicy reduction (3.4 and 4.x) launches at most as many blocks as a block has threads
+// (3.4: 256 of 256), a quarter of an H100's threads, too few loads in flight to stream: a
+// fused kernel whose points do much (a sparse row and a dot product, a stencil and a norm)
+// ran at 37-53% of the device triad, where the same statements as separate kernels ran at
+// 97%. A team policy's reduction launches a block per team (up to 32768).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -83,8 +91,8 @@ struct FlatBoxFor {
   KOKKOS_INLINE_FUNCTION void operator()(index_t k) const { box.call(k, f); }
 };
 
-/// parallel_reduce functor: f(i, j, ..., value) at flat point k, with f's value_type,
-/// init and join.
+/// parallel_reduce functor (host CPUs): f(i, j, ..., value) at flat point k, with f's
+/// value_type, init and join.
 template <int N, class F>
 struct FlatBoxReduce {
   using value_type = typename F::value_type;
@@ -92,6 +100,36 @@ struct FlatBoxReduce {
   FlatBox<N> box;
   KOKKOS_INLINE_FUNCTION void operator()(index_t k, value_type& value) const {
     box.call(k, f, value);
+  }
+  KOKKOS_INLINE_FUNCTION void init(value_type& value) const { f.init(value); }
+  KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
+    f.join(into, from);
+  }
+  KFUSE_VOLATILE_JOIN(value_type)
+};
+
+/// Points a team of a GPU reduction covers, its threads striding through them (coalesced):
+/// four a thread at the usual 256 threads, which leaves the block's final join a small share.
+inline constexpr index_t reduce_team_points = 1024;
+/// Threads a team of a GPU reduction asks for (fewer where the backend allows fewer: one on
+/// Serial).
+inline constexpr int reduce_team_threads = 256;
+
+/// TeamPolicy parallel_reduce functor: f(i, j, ..., value) at each flat point of the team's
+/// share, with f's value_type, init and join. Every thread sums into its own value, and
+/// Kokkos joins those of every thread of every team.
+template <int N, class F>
+struct TeamBoxReduce {
+  using value_type = typename F::value_type;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  F f;
+  FlatBox<N> box;
+  index_t size;
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, value_type& value) const {
+    const index_t begin = index_t(team.league_rank()) * reduce_team_points;
+    const index_t end = begin + reduce_team_points < size ? begin + reduce_team_points : size;
+    for (index_t k = begin + team.team_rank(); k < end; k += team.team_size())
+      box.call(k, f, value);
   }
   KOKKOS_INLINE_FUNCTION void init(value_type& value) const { f.init(value); }
   KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
@@ -137,17 +175,34 @@ void for_box(const std::string& label, const Box<N>& box, const F& f) {
   }
 }
 
-/// parallel_reduce of f(i, j, ..., value) over `box` into `result`, a thread per point (GPUs:
-/// host CPUs reduce along rows inside their functors instead).
+/// parallel_reduce of f(i, j, ..., value) over `box` into `result`, a thread per point: a
+/// flat RangePolicy on host CPUs (where kfuse's own kernels reduce along rows inside their
+/// functors instead), a TeamPolicy on GPUs.
 template <int N, class F>
 void reduce_box(const std::string& label, const Box<N>& box, const F& f,
                 typename F::value_type& result) {
-  if constexpr (N == 1) {
-    Kokkos::parallel_reduce(label, range_for<F>(box.lo[0], box.hi[0]), f, result);
+  const FlatBox<N> flat(box);
+  if constexpr (host_schedule) {
+    if constexpr (N == 1)
+      Kokkos::parallel_reduce(label, range_for<F>(box.lo[0], box.hi[0]), f, result);
+    else
+      Kokkos::parallel_reduce(label, range_for<FlatBoxReduce<N, F>>(0, flat.size()),
+                              FlatBoxReduce<N, F>{f, flat}, result);
   } else {
-    using Flat = FlatBoxReduce<N, F>;
-    const FlatBox<N> flat(box);
-    Kokkos::parallel_reduce(label, range_for<Flat>(0, flat.size()), Flat{f, flat}, result);
+    using Reduce = TeamBoxReduce<N, F>;
+    const Reduce reduce{f, flat, flat.size()};
+    const index_t teams = (reduce.size + reduce_team_points - 1) / reduce_team_points;
+    const int threads =
+        std::min(reduce_team_threads, Kokkos::TeamPolicy<ExecSpace>(int(teams), 1)
+                                          .team_size_max(reduce, Kokkos::ParallelReduceTag()));
+    const Kokkos::TeamPolicy<ExecSpace> policy(int(teams), threads);
+    if constexpr (sizeof(Reduce) <= light_functor_bytes)
+      Kokkos::parallel_reduce(label,
+                              Kokkos::Experimental::require(
+                                  policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight),
+                              reduce, result);
+    else
+      Kokkos::parallel_reduce(label, policy, reduce, result);
   }
 }
 

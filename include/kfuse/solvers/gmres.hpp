@@ -26,6 +26,7 @@
 #include <KokkosBlas2_gemv.hpp>
 #include <Kokkos_Core.hpp>
 
+#include "kfuse/array/box_loop.hpp"
 #include "kfuse/exec/eager.hpp"
 #include "kfuse/solvers/convergence.hpp"
 #include "kfuse/solvers/options.hpp"
@@ -86,12 +87,16 @@ struct Orthogonalize {
   Kokkos::View<T*, Kokkos::LayoutLeft, MemSpace> h;
   typename Vector<T>::view_type w;
   int j;
+  using value_type = T;
   KOKKOS_INLINE_FUNCTION void operator()(index_t i, T& sum) const {
     T wi = w(i);
     for (int k = 0; k <= j; ++k) wi -= basis(i, k) * h(k);
     w(i) = wi;
     sum += wi * wi;
   }
+  KOKKOS_INLINE_FUNCTION void init(T& sum) const { sum = 0; }
+  KOKKOS_INLINE_FUNCTION void join(T& into, const T& from) const { into += from; }
+  KFUSE_VOLATILE_JOIN(T)
 };
 
 /// The Hessenberg matrix of a GMRES cycle, reduced to upper triangular form
@@ -235,9 +240,8 @@ SolveResult generalized_minimal_residual(const char* api, const CsrMatrix<T>& A,
     Kokkos::deep_copy(h_device, h_host);
     for (int i = 0; i <= j; ++i) H.at(i, j) = double(h_host(i));
     T ww = 0;
-    Kokkos::parallel_reduce("kfuse:gmres.orthogonalize",
-                            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, n),
-                            Orthogonalize<T>{basis.all(), h_device, w.view(), j}, ww);
+    detail::reduce_box<1>("kfuse:gmres.orthogonalize", {{0}, {n}},
+                          Orthogonalize<T>{basis.all(), h_device, w.view(), j}, ww);
     w.mark_halo_stale();
     return std::sqrt(double(comm.allreduce(ww, ReduceOp::sum)));
   };

@@ -201,7 +201,7 @@ void check_assembly_memory(const Comm& comm, const std::string& label, index_t r
 template <class T>
 CsrMatrix<T> assemble_csr(const RowMap& range, const RowMap& domain,
                           std::vector<Triplet<T>> entries, std::string label) {
-  std::sort(entries.begin(), entries.end());
+  if (!std::is_sorted(entries.begin(), entries.end())) std::sort(entries.begin(), entries.end());
   std::size_t nnz = 0;  // sum duplicates in place
   for (std::size_t k = 0; k < entries.size(); ++k) {
     if (nnz > 0 && entries[nnz - 1].row == entries[k].row && entries[nnz - 1].col == entries[k].col)
