@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <regex>
 
 #include "bench.hpp"
 
@@ -69,15 +68,6 @@ std::vector<VariantEntry> variants_of(const std::string& workload) {
     return ra != rb ? ra < rb : a.name < b.name;
   });
   return out;
-}
-
-double explained_bytes_per_point(const std::string& explain) {
-  static const std::regex line(R"(memory traffic: ([0-9]+) bytes/point)");
-  double total = 0;
-  for (auto it = std::sregex_iterator(explain.begin(), explain.end(), line);
-       it != std::sregex_iterator(); ++it)
-    total += std::stod((*it)[1].str());
-  return total;
 }
 
 }  // namespace kfuse::bench

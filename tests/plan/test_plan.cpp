@@ -43,6 +43,7 @@ TEST_CASE("Black-Scholes with shared subexpressions as temporaries is one kernel
   // STREAM's convention: S, X, T read, call and put written; registers are free.
   CHECK(bs.explain().find("memory traffic: 40 bytes/point (24 read, 16 written)") !=
         std::string::npos);
+  static_assert(P::bytes_per_point() == 40, "the figure explain() prints, at compile time");
 }
 
 TEST_CASE(
@@ -58,6 +59,17 @@ TEST_CASE(
   });
   static_assert(decltype(update)::kernel_count == 1);
   CHECK(update.explain().find("memory traffic: 32 bytes/point (16 read, 16 written)") !=
+        std::string::npos);
+  static_assert(decltype(update)::bytes_per_point() == 32);
+
+  // Per statement: three kernels, each reading from memory what the one before wrote.
+  auto apart = kfuse::fuse<kfuse::PerStatement>(x, p, y, s, [](auto x, auto p, auto y, auto s) {
+    return kfuse::seq(kfuse::assign(x, x + 2.0 * p), kfuse::assign(y, 3.0 * x),
+                      kfuse::reduce(s, kfuse::sum(y)));
+  });
+  static_assert(decltype(apart)::kernel_count == 3);
+  static_assert(decltype(apart)::bytes_per_point() == 24 + 16 + 8);
+  CHECK(apart.explain().find("memory traffic: 16 bytes/point (8 read, 8 written)") !=
         std::string::npos);
 }
 

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -180,6 +182,14 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   static constexpr int allreduce_count = plan::allreduce_count;
   static constexpr int exchange_count = plan::exchange_count;
 
+  /// Memory traffic of a run in bytes a point, summed over its kernels as explain()
+  /// prints them (STREAM's convention): what a benchmark multiplies by the points.
+  static constexpr std::size_t bytes_per_point() {
+    std::size_t total = 0;
+    for (const Traffic& t : group_traffic()) total += t.read + t.written;
+    return total;
+  }
+
   Program(const Statements& statements, const ArgTuple& args)
       : statements_(statements) {
     bind(args);
@@ -347,6 +357,32 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   template <std::size_t... I>
   static constexpr std::array<std::size_t, sizeof...(I)> value_sizes(std::index_sequence<I...>) {
     return {value_size<I>()...};
+  }
+  struct Traffic {
+    std::size_t read = 0, written = 0;
+  };
+  /// Each group's memory traffic in bytes a point (none for a group without a kernel), as
+  /// STREAM counts it: an array read from memory once, an array written once more; a value
+  /// the kernel wrote before reading it is in a register, not read from memory.
+  static constexpr std::array<Traffic, plan::group_count> group_traffic() {
+    std::array<Traffic, plan::group_count> traffic{};
+    constexpr auto sizes = value_sizes(std::index_sequence_for<Args...>{});
+    std::size_t g = 0;
+    boost::hana::for_each(plan::groups, [&](const auto& group) {
+      std::uint64_t reads = 0, writes = 0;
+      boost::hana::for_each(group.members, [&](auto i) {
+        const auto& f = plan::statement_facts[i];
+        reads |= (f.pointwise | f.offset) & ~writes;
+        writes |= f.writes;
+      });
+      if (std::decay_t<decltype(group)>::kernel)
+        for (std::size_t p = 0; p < sizes.size(); ++p) {
+          if ((reads >> p) & 1u) traffic[g].read += sizes[p];
+          if ((writes >> p) & 1u) traffic[g].written += sizes[p];
+        }
+      ++g;
+    });
+    return traffic;
   }
   /// The Array at position I of a binding (nullptr: register or unallocated).
   template <int I>
@@ -683,27 +719,17 @@ std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::explain
     } else {
       out << "group " << g << ": scalar statements on the host (no kernel)\n";
     }
-    // STREAM's convention: an array read from memory counts once, an array
-    // written once more; a value the kernel wrote before reading it is in a
-    // register, not read from memory.
-    std::size_t read_bytes = 0, write_bytes = 0;
-    std::uint64_t reads = 0, writes = 0;
     hana::for_each(group.members, [&](auto i) {
       out << "  " << detail::statement_text(hana::at(statements_, i), names) << "\n";
-      const auto& f = plan::statement_facts[i];
-      reads |= (f.pointwise | f.offset) & ~writes;
-      writes |= f.writes;
     });
-    constexpr auto sizes = value_sizes(std::index_sequence_for<Args...>{});
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-      if ((reads >> i) & 1u) read_bytes += sizes[i];
-      if ((writes >> i) & 1u) write_bytes += sizes[i];
-    }
     if (G::reductions > 0)
       out << "  " << G::reductions << " reduction(s), combined in one MPI_Allreduce\n";
-    if (G::kernel)
-      out << "  memory traffic: " << read_bytes + write_bytes << " bytes/point (" << read_bytes
-          << " read, " << write_bytes << " written)\n";
+    if (G::kernel) {
+      constexpr auto traffic = group_traffic();
+      const Traffic& t = traffic[std::size_t(g)];
+      out << "  memory traffic: " << t.read + t.written << " bytes/point (" << t.read << " read, "
+          << t.written << " written)\n";
+    }
     ++g;
   });
   hana::for_each(hana::make_range(hana::int_c<0>, hana::int_c<int(sizeof...(Args))>), [&](auto i) {
