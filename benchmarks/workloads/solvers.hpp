@@ -152,7 +152,7 @@ inline double cg_min_bytes(double rows, double matrix) { return 80.0 * rows + ma
 /// s / t + A, x p s t r_hat / x r.
 inline double bicgstab_min_bytes(double rows, double matrix) { return 152.0 * rows + 2.0 * matrix; }
 
-/// Declared figures of a kfuse program (explain()'s bytes) plus `products`
+/// Declared figures of a kfuse program (its bytes_per_point()) plus `products`
 /// sparse products of A per run.
 template <class Program>
 Figures solver_figures(const Program& program, double rows, double matrix, int products) {
