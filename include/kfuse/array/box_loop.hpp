@@ -91,21 +91,25 @@ struct FlatBoxFor {
   KOKKOS_INLINE_FUNCTION void operator()(index_t k) const { box.call(k, f); }
 };
 
-/// parallel_reduce functor (host CPUs): f(i, j, ..., value) at flat point k, with f's
-/// value_type, init and join.
-template <int N, class F>
-struct FlatBoxReduce {
+/// Base of the reduction functors below: f, and f's value_type, init and join.
+template <class F>
+struct ReducesAs {
   using value_type = typename F::value_type;
   F f;
-  FlatBox<N> box;
-  KOKKOS_INLINE_FUNCTION void operator()(index_t k, value_type& value) const {
-    box.call(k, f, value);
-  }
   KOKKOS_INLINE_FUNCTION void init(value_type& value) const { f.init(value); }
   KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
     f.join(into, from);
   }
   KFUSE_VOLATILE_JOIN(value_type)
+};
+
+/// parallel_reduce functor (host CPUs): f(i, j, ..., value) at flat point k.
+template <int N, class F>
+struct FlatBoxReduce : ReducesAs<F> {
+  FlatBox<N> box;
+  KOKKOS_INLINE_FUNCTION void operator()(index_t k, typename F::value_type& value) const {
+    box.call(k, this->f, value);
+  }
 };
 
 /// Points a team of a GPU reduction covers, its threads striding through them (coalesced):
@@ -116,26 +120,20 @@ inline constexpr index_t reduce_team_points = 1024;
 inline constexpr int reduce_team_threads = 256;
 
 /// TeamPolicy parallel_reduce functor: f(i, j, ..., value) at each flat point of the team's
-/// share, with f's value_type, init and join. Every thread sums into its own value, and
-/// Kokkos joins those of every thread of every team.
+/// share. Every thread sums into its own value, and Kokkos joins those of every thread of
+/// every team.
 template <int N, class F>
-struct TeamBoxReduce {
-  using value_type = typename F::value_type;
+struct TeamBoxReduce : ReducesAs<F> {
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  F f;
   FlatBox<N> box;
-  index_t size;
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, value_type& value) const {
+  index_t size;  // box.size(), not recomputed per team
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team,
+                                         typename F::value_type& value) const {
     const index_t begin = index_t(team.league_rank()) * reduce_team_points;
     const index_t end = begin + reduce_team_points < size ? begin + reduce_team_points : size;
     for (index_t k = begin + team.team_rank(); k < end; k += team.team_size())
-      box.call(k, f, value);
+      box.call(k, this->f, value);
   }
-  KOKKOS_INLINE_FUNCTION void init(value_type& value) const { f.init(value); }
-  KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
-    f.join(into, from);
-  }
-  KFUSE_VOLATILE_JOIN(value_type)
 };
 
 /// The largest functor launched with Kokkos' light-weight hint: below the 4 KiB of kernel
@@ -187,10 +185,10 @@ void reduce_box(const std::string& label, const Box<N>& box, const F& f,
       Kokkos::parallel_reduce(label, range_for<F>(box.lo[0], box.hi[0]), f, result);
     else
       Kokkos::parallel_reduce(label, range_for<FlatBoxReduce<N, F>>(0, flat.size()),
-                              FlatBoxReduce<N, F>{f, flat}, result);
+                              FlatBoxReduce<N, F>{{f}, flat}, result);
   } else {
     using Reduce = TeamBoxReduce<N, F>;
-    const Reduce reduce{f, flat, flat.size()};
+    const Reduce reduce{{f}, flat, flat.size()};
     const index_t teams = (reduce.size + reduce_team_points - 1) / reduce_team_points;
     const int threads =
         std::min(reduce_team_threads, Kokkos::TeamPolicy<ExecSpace>(int(teams), 1)

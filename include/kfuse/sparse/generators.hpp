@@ -53,11 +53,13 @@ CsrMatrix<T> stencil_matrix(const Comm& comm, const char* api, const std::array<
   // Each row's columns ascending (stride[0] > stride[1] > ...), so that assembly finds the
   // entries sorted and skips its sort: seconds a matrix at 10^7 rows.
   for (index_t row = rows.local_begin(); row < rows.local_begin() + rows.local_size(); ++row) {
+    std::array<index_t, D> at{};  // the row's grid point
+    for (std::size_t d = 0; d < D; ++d) at[d] = row / stride[d] % n[d];
     for (std::size_t d = 0; d < D; ++d)
-      if (row / stride[d] % n[d] > 0) entries.push_back({row, row - stride[d], low[d]});
+      if (at[d] > 0) entries.push_back({row, row - stride[d], low[d]});
     entries.push_back({row, row, center});
     for (std::size_t d = D; d-- > 0;)
-      if (row / stride[d] % n[d] + 1 < n[d]) entries.push_back({row, row + stride[d], high[d]});
+      if (at[d] + 1 < n[d]) entries.push_back({row, row + stride[d], high[d]});
   }
   return assemble_csr(rows, rows, std::move(entries), std::move(label));
 }
