@@ -47,7 +47,7 @@ template <class Policy>
 class PcgSteps final : public Variant {
  public:
   explicit PcgSteps(const Setup& s)
-      : problem_(poisson2d<double>(s.comm, s.size, s.size, "A")),
+      : problem_(cg_matrix(s)),
         M_(pc::multigrid<Policy>(problem_.A, gmg_shape(s), gmg_options())),
         x_(problem_.vector("x")),
         r_(problem_.vector("r")),
@@ -108,7 +108,7 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
 #if KFUSE_BENCH_COMPILES(FUSED)
 KFUSE_BENCH_REGISTER(register_variant("gmg", "fused", [](const Setup& s) {
   CsrProblem problem(cg_matrix(s));
-  const Multigrid M = pc::multigrid(problem.A, gmg_shape(s), gmg_options());
+  const Multigrid M = gmg_hierarchy(s);
   return make_shipped(std::move(problem), s, SolveCgMultigrid{M}, GmgFigures{M});
 }));
 #endif

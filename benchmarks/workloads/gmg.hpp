@@ -33,6 +33,13 @@ inline pc::MultigridOptions gmg_options() {
 
 inline std::vector<index_t> gmg_shape(const Setup& s) { return {s.size, s.size}; }
 
+/// gmg_options()'s hierarchy on cg_matrix(s), built once for every variant that takes it
+/// (a handle: copies share it).
+inline pc::Multigrid<double> gmg_hierarchy(const Setup& s) {
+  return s.shared<pc::Multigrid<double>>(
+      "gmg_hierarchy", [&] { return pc::multigrid(cg_matrix(s), gmg_shape(s), gmg_options()); });
+}
+
 /// The V-cycle's sparse products (each with a ghost import): per level but the
 /// coarsest, sweeps - 1 before, the residual, the restriction, the
 /// interpolation and sweeps after; coarse_sweeps - 1 on the coarsest.

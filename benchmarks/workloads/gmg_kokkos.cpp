@@ -116,7 +116,7 @@ class Hand final : public Variant {
   explicit Hand(const Setup& setup)
       : A_(cg_matrix(setup)),
         b_(make_rhs(A_)),
-        M_(pc::multigrid(A_, gmg_shape(setup), gmg_options())),
+        M_(gmg_hierarchy(setup)),
         R_(M_.restriction(0)),
         P_(M_.interpolation(0)),
         n_(A_.local_rows()),

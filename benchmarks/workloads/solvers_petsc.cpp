@@ -358,7 +358,7 @@ PcSetup petsc_mg(const pc::Multigrid<double>& hierarchy) {
 
 KFUSE_BENCH_REGISTER(register_variant("gmg", "petsc", [](const Setup& s) {
   Matrix A = cg_matrix(s);
-  const pc::Multigrid<double> hierarchy = pc::multigrid(A, gmg_shape(s), gmg_options());
+  const pc::Multigrid<double> hierarchy = gmg_hierarchy(s);
   Figures f;  // PETSc launches no Kokkos kernels to count: declared, see above
   f.kernels = 6 + 16;
   f.allreduces = 2;
@@ -372,7 +372,7 @@ KFUSE_BENCH_REGISTER(register_variant("gmg", "petsc", [](const Setup& s) {
 // unpreconditioned norm (one more reduction an iteration than the natural one).
 KFUSE_BENCH_REGISTER(register_variant("gmg_solve", "petsc", [](const Setup& s) {
   Matrix A = cg_matrix(s);
-  const pc::Multigrid<double> hierarchy = pc::multigrid(A, gmg_shape(s), gmg_options());
+  const pc::Multigrid<double> hierarchy = gmg_hierarchy(s);
   return std::make_unique<PetscSolve>(s, std::move(A), KSPCG, KSP_NORM_UNPRECONDITIONED, Figures{},
                                       petsc_mg(hierarchy), gmg_rtol);
 }));

@@ -470,11 +470,9 @@ TEST_CASE("binding checks throw kfuse::Error before anything runs") {
   }
 }
 
-TEST_CASE("reduce_box visits every point of a box once (GPUs: teams of reduce_team_points)") {
-  using kfuse::detail::reduce_team_points;
+TEST_CASE("reduce_box visits every point of a box once (GPUs: a team per share of points)") {
   using reduce_box_test::WeighPoints;
-  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), reduce_team_points - 1,
-                         reduce_team_points, reduce_team_points + 1, 3 * reduce_team_points + 5}) {
+  for (std::int64_t n : {0, 1, 255, 256, 257, 3 * 256 + 5, 100003}) {
     CAPTURE(n);
     WeighPoints::value_type got{};
     kfuse::detail::reduce_box<1>("test:reduce_box", {{2}, {2 + n}}, WeighPoints{}, got);
@@ -483,6 +481,19 @@ TEST_CASE("reduce_box visits every point of a box once (GPUs: teams of reduce_te
     CHECK(got.points == n);
     CHECK(got.weight == want);
   }
+  // The cut of a GPU reduction: every point in a team's share, no more teams than the device
+  // holds threads for (an H100: 132 multiprocessors of 2048 threads), at least one.
+  using kfuse::detail::ReduceLeague;
+  for (std::int64_t points : {0, 1, 255, 256, 257, 1 << 20, 67108864, 67108865})
+    for (std::int64_t concurrency : {1, 2, 255, 270336}) {
+      CAPTURE(points);
+      CAPTURE(concurrency);
+      const auto league = ReduceLeague::of(points, 256, concurrency);
+      CHECK(league.teams >= 1);
+      CHECK(league.teams <= std::max<std::int64_t>(1, concurrency / 256));
+      CHECK(league.teams <= std::max<std::int64_t>(1, (points + 255) / 256));
+      CHECK(league.teams * league.per_team >= points);
+    }
   // 2-D, not starting at 0: rows of 301 points, teams across row ends.
   const kfuse::detail::Box<2> box{{3, 1}, {3 + 17, 1 + 301}};
   WeighPoints::value_type got{};

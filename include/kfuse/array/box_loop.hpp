@@ -112,25 +112,38 @@ struct FlatBoxReduce : ReducesAs<F> {
   }
 };
 
-/// Points a team of a GPU reduction covers, its threads striding through them (coalesced):
-/// four a thread at the usual 256 threads, which leaves the block's final join a small share.
-inline constexpr index_t reduce_team_points = 1024;
 /// Threads a team of a GPU reduction asks for (fewer where the backend allows fewer: one on
 /// Serial).
 inline constexpr int reduce_team_threads = 256;
 
+/// How a GPU reduction of `points` points is cut: `teams` teams of `threads` threads, team t
+/// taking points [t * per_team, (t + 1) * per_team). As many teams as the device holds
+/// threads at once (`concurrency`), no more: Kokkos' CUDA reduction ends with one warp of the
+/// last block reading every block's value (volatile loads, one after the other), which
+/// at thousands of blocks costs tens of microseconds a reduction.
+struct ReduceLeague {
+  index_t teams, per_team;
+  static ReduceLeague of(index_t points, int threads, index_t concurrency) {
+    const index_t wanted = (points + threads - 1) / threads;
+    const index_t held = concurrency / threads > 1 ? concurrency / threads : 1;
+    const index_t teams = wanted < held ? (wanted > 1 ? wanted : 1) : held;
+    return {teams, (points + teams - 1) / teams};
+  }
+};
+
 /// TeamPolicy parallel_reduce functor: f(i, j, ..., value) at each flat point of the team's
-/// share. Every thread sums into its own value, and Kokkos joins those of every thread of
-/// every team.
+/// share, its threads striding through it (coalesced). Every thread sums into its own value,
+/// and Kokkos joins those of every thread of every team.
 template <int N, class F>
 struct TeamBoxReduce : ReducesAs<F> {
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   FlatBox<N> box;
-  index_t size;  // box.size(), not recomputed per team
+  index_t size;      // box.size(), not recomputed per team
+  index_t per_team;  // ReduceLeague::per_team
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team,
                                          typename F::value_type& value) const {
-    const index_t begin = index_t(team.league_rank()) * reduce_team_points;
-    const index_t end = begin + reduce_team_points < size ? begin + reduce_team_points : size;
+    const index_t begin = index_t(team.league_rank()) * per_team;
+    const index_t end = begin + per_team < size ? begin + per_team : size;
     for (index_t k = begin + team.team_rank(); k < end; k += team.team_size())
       box.call(k, this->f, value);
   }
@@ -188,12 +201,13 @@ void reduce_box(const std::string& label, const Box<N>& box, const F& f,
                               FlatBoxReduce<N, F>{{f}, flat}, result);
   } else {
     using Reduce = TeamBoxReduce<N, F>;
-    const Reduce reduce{{f}, flat, flat.size()};
-    const index_t teams = (reduce.size + reduce_team_points - 1) / reduce_team_points;
-    const int threads =
-        std::min(reduce_team_threads, Kokkos::TeamPolicy<ExecSpace>(int(teams), 1)
-                                          .team_size_max(reduce, Kokkos::ParallelReduceTag()));
-    const Kokkos::TeamPolicy<ExecSpace> policy(int(teams), threads);
+    Reduce reduce{{f}, flat, flat.size(), 0};
+    const int threads = std::min(reduce_team_threads,
+                                 Kokkos::TeamPolicy<ExecSpace>(1, 1).team_size_max(
+                                     reduce, Kokkos::ParallelReduceTag()));
+    const auto league = ReduceLeague::of(reduce.size, threads, ExecSpace().concurrency());
+    reduce.per_team = league.per_team;
+    const Kokkos::TeamPolicy<ExecSpace> policy(int(league.teams), threads);
     if constexpr (sizeof(Reduce) <= light_functor_bytes)
       Kokkos::parallel_reduce(label,
                               Kokkos::Experimental::require(

@@ -304,50 +304,52 @@ GridTransfer<T> make_transfer(const CsrMatrix<T>& A, const GridShape& fine, bool
       return k < owned ? A.domain().local_begin() + k : ghosts[static_cast<std::size_t>(k - owned)];
     };
     const index_t local_columns = owned + index_t(ghosts.size());
-    std::vector<std::vector<std::pair<index_t, T>>> p_rows(static_cast<std::size_t>(local_columns));
-    std::vector<index_t> coarse_columns;
+    // P's rows for every local column, one flat array: row k is entries
+    // [p_start[k], p_start[k + 1]) of p_coarse (global coarse columns) and p_weight.
+    std::vector<index_t> p_start{0}, p_coarse;
+    std::vector<T> p_weight;
+    p_start.reserve(static_cast<std::size_t>(local_columns) + 1);
+    std::vector<std::pair<index_t, T>> row;
     for (index_t k = 0; k < local_columns; ++k) {
-      interpolation_row(fine, coarse, injection, global_column(k),
-                        p_rows[static_cast<std::size_t>(k)]);
-      for (const auto& [c, w] : p_rows[static_cast<std::size_t>(k)]) {
-        coarse_columns.push_back(c);
+      interpolation_row(fine, coarse, injection, global_column(k), row);
+      for (const auto& [c, w] : row) {
+        p_coarse.push_back(c);
+        p_weight.push_back(w);
         if (k < owned) p_entries.push_back({global_column(k), c, w});
       }
+      p_start.push_back(index_t(p_coarse.size()));
     }
+    std::vector<index_t> coarse_columns = p_coarse;
     std::sort(coarse_columns.begin(), coarse_columns.end());
     coarse_columns.erase(std::unique(coarse_columns.begin(), coarse_columns.end()),
                          coarse_columns.end());
-    auto local_coarse = [&](index_t c) {
-      return int(std::lower_bound(coarse_columns.begin(), coarse_columns.end(), c) -
-                 coarse_columns.begin());
-    };
     const index_t n_coarse = index_t(coarse_columns.size());
 
-    // P's rows for A's columns, and this rank's share of R: the coarse rows
-    // times its own fine rows, R[:, own] = P[own, :]^T scale.
-    std::vector<int> ext_rows{0}, ext_cols, share_rows(static_cast<std::size_t>(n_coarse) + 1, 0),
-        share_cols;
-    std::vector<T> ext_values, share_values;
-    for (const auto& r : p_rows) {
-      for (const auto& [c, w] : r) ext_cols.push_back(local_coarse(c)), ext_values.push_back(w);
-      ext_rows.push_back(int(ext_cols.size()));
-    }
-    for (index_t k = 0; k < owned; ++k)
-      for (const auto& [c, w] : p_rows[static_cast<std::size_t>(k)])
-        ++share_rows[static_cast<std::size_t>(local_coarse(c)) + 1];
+    // P's rows for A's columns, the coarse columns numbered locally, and this rank's share
+    // of R: the coarse rows times its own fine rows, R[:, own] = P[own, :]^T scale.
+    std::vector<int> ext_rows(p_start.begin(), p_start.end()), ext_cols(p_coarse.size());
+    for (std::size_t e = 0; e < p_coarse.size(); ++e)
+      ext_cols[e] = int(std::lower_bound(coarse_columns.begin(), coarse_columns.end(),
+                                         p_coarse[e]) -
+                        coarse_columns.begin());
+    const auto owned_entries = static_cast<std::size_t>(p_start[static_cast<std::size_t>(owned)]);
+    std::vector<int> share_rows(static_cast<std::size_t>(n_coarse) + 1, 0);
+    for (std::size_t e = 0; e < owned_entries; ++e)
+      ++share_rows[static_cast<std::size_t>(ext_cols[e]) + 1];
     for (std::size_t i = 1; i < share_rows.size(); ++i) share_rows[i] += share_rows[i - 1];
-    share_cols.resize(static_cast<std::size_t>(share_rows.back()));
-    share_values.resize(share_cols.size());
+    std::vector<int> share_cols(owned_entries);
+    std::vector<T> share_values(owned_entries);
     std::vector<int> fill(share_rows.begin(), share_rows.end() - 1);
     for (index_t k = 0; k < owned; ++k)
-      for (const auto& [c, w] : p_rows[static_cast<std::size_t>(k)]) {
-        const auto at = static_cast<std::size_t>(fill[static_cast<std::size_t>(local_coarse(c))]++);
+      for (auto e = static_cast<std::size_t>(p_start[static_cast<std::size_t>(k)]);
+           e < static_cast<std::size_t>(p_start[static_cast<std::size_t>(k) + 1]); ++e) {
+        const auto at = static_cast<std::size_t>(fill[static_cast<std::size_t>(ext_cols[e])]++);
         share_cols[at] = int(k);
-        share_values[at] = w * scale;
+        share_values[at] = p_weight[e] * scale;
       }
 
     const auto P_ext =
-        local_csr<T>(name + ".P_ext", local_columns, n_coarse, ext_rows, ext_cols, ext_values);
+        local_csr<T>(name + ".P_ext", local_columns, n_coarse, ext_rows, ext_cols, p_weight);
     const auto R_share =
         local_csr<T>(name + ".R_share", n_coarse, owned, share_rows, share_cols, share_values);
     const auto AP = local_product<T>(host_copy<T>(A.local_matrix()), P_ext);
