@@ -15,6 +15,10 @@ kfuse_add_compile_fail_test(NAME compile_fail.shift_rank_mismatch
   SOURCE compile_fail/shift_rank_mismatch.cpp REGEX "kfuse::shift<O...>\\(a\\): the number of offsets")
 kfuse_add_compile_fail_test(NAME compile_fail.rank_mismatch
   SOURCE compile_fail/rank_mismatch.cpp REGEX "kfuse: operands live on different domains")
+kfuse_add_compile_fail_test(NAME compile_fail.lambda_arity
+  SOURCE compile_fail/lambda_arity.cpp REGEX "kfuse::fuse\\(args..., lambda\\): the lambda must take one `auto` parameter per argument")
+kfuse_add_compile_fail_test(NAME compile_fail.lambda_without_return
+  SOURCE compile_fail/lambda_without_return.cpp REGEX "kfuse::fuse\\(args..., lambda\\): the lambda returns nothing")
 kfuse_add_compile_fail_test(NAME compile_fail.too_many_parameters
   SOURCE compile_fail/too_many_parameters.cpp REGEX "kfuse::fuse: a program has at most 64 parameters")
 kfuse_add_test(NAME exec.sparse_program SOURCES exec/test_sparse_program.cpp support/main.cpp RANKS 1 2 4 LABELS exec)

@@ -816,15 +816,57 @@ auto make_program(const Statements& statements, const UserArgs& args) {
   }
 }
 
+/// Whether `Lambda` can be called with the first K placeholders of `Params`.
+template <class Lambda, class Params, std::size_t... K>
+constexpr bool callable_with_first(std::index_sequence<K...>) {
+  return std::is_invocable_v<const Lambda&, std::tuple_element_t<K, Params>...>;
+}
+
+/// How many of the placeholders `Params` the lambda takes: the largest K it can be called
+/// with the first K of, or -1 (it takes more, or a parameter no placeholder binds to).
+/// Only a call whose arity matches instantiates the lambda's body, with the placeholders
+/// its parameters get from fuse.
+template <class Lambda, class Params, std::size_t K = std::tuple_size_v<Params>>
+constexpr int parameters_taken() {
+  if constexpr (callable_with_first<Lambda, Params>(std::make_index_sequence<K>{}))
+    return int(K);
+  else if constexpr (K == 0)
+    return -1;
+  else
+    return parameters_taken<Lambda, Params, K - 1>();
+}
+
+/// fuse's check of its lambda's parameters; the numbers show in the compiler's message.
+template <int Arguments, int LambdaParameters>
+struct FuseLambdaTakes {
+  static_assert(Arguments == LambdaParameters,
+                "kfuse::fuse(args..., lambda): the lambda must take one `auto` parameter per "
+                "argument before it; see FuseLambdaTakes<arguments, parameters> in this "
+                "message (-1: more parameters than arguments, or one a placeholder cannot bind "
+                "to)");
+  static constexpr bool value = Arguments == LambdaParameters;
+};
+
 template <class Policy, class Tuple, std::size_t... I>
 auto fuse_impl(const Tuple& all, std::index_sequence<I...>) {
   constexpr std::size_t count = sizeof...(I);
-  const auto& lambda = std::get<count>(all);
+  using Lambda = std::decay_t<std::tuple_element_t<count, Tuple>>;
   using UserArgs = std::tuple<std::decay_t<std::tuple_element_t<I, Tuple>>...>;
-  UserArgs args{std::get<I>(all)...};
-  auto statements = statement_tuple(
-      lambda(typename param_for<static_cast<int>(I), std::tuple_element_t<I, UserArgs>>::type{}...));
-  return make_program<Policy, static_cast<int>(count)>(statements, args);
+  using Params = std::tuple<
+      typename param_for<static_cast<int>(I), std::tuple_element_t<I, UserArgs>>::type...>;
+  constexpr bool takes_all =
+      FuseLambdaTakes<int(count), parameters_taken<Lambda, Params>()>::value;
+  if constexpr (takes_all) {
+    using Result = std::invoke_result_t<const Lambda&, std::tuple_element_t<I, Params>...>;
+    static_assert(!std::is_void_v<Result>,
+                  "kfuse::fuse(args..., lambda): the lambda returns nothing; end it with "
+                  "`return kfuse::seq(...);` or `return` one statement");
+    if constexpr (!std::is_void_v<Result>) {
+      UserArgs args{std::get<I>(all)...};
+      auto statements = statement_tuple(std::get<count>(all)(std::tuple_element_t<I, Params>{}...));
+      return make_program<Policy, static_cast<int>(count)>(statements, args);
+    }
+  }
 }
 
 }  // namespace detail
