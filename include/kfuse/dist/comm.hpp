@@ -66,6 +66,21 @@ class Comm {
     return value;
   }
 
+  /// Reduces one value in place over all ranks with `value.join(other)`: T is trivially
+  /// copyable (MPI moves its bytes), and its join may combine several sums, maxima and
+  /// minima at once, so one message carries them all.
+  template <class T>
+  void allreduce_joined(T& value) const {
+    static_assert(std::is_trivially_copyable_v<T>,
+                  "kfuse::Comm::allreduce_joined(value): value must be trivially copyable");
+#if KFUSE_ENABLE_MPI
+    static const JoinedReduction<T> reduction;  // made once per T, after MPI_Init
+    MPI_Allreduce(MPI_IN_PLACE, &value, 1, reduction.type, reduction.op, comm_);
+#else
+    (void)value;
+#endif
+  }
+
   /// Every rank's block, in rank order, on every rank: rank r's
   /// counts[r] values land at all + displacements[r]. `mine` holds this
   /// rank's block and may not overlap `all`.
@@ -175,6 +190,23 @@ class Comm {
 
  private:
 #if KFUSE_ENABLE_MPI
+  /// allreduce_joined's datatype (T's bytes) and operation (T::join). Never freed: a
+  /// static's destructor would run after MPI_Finalize, which releases them.
+  template <class T>
+  struct JoinedReduction {
+    MPI_Datatype type;
+    MPI_Op op;
+    JoinedReduction() {
+      MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &type);
+      MPI_Type_commit(&type);
+      MPI_Op_create(&join, /*commute=*/1, &op);
+    }
+    static void join(void* in, void* inout, int* count, MPI_Datatype*) {
+      const T* from = static_cast<const T*>(in);
+      T* into = static_cast<T*>(inout);
+      for (int k = 0; k < *count; ++k) into[k].join(from[k]);
+    }
+  };
   MPI_Comm comm_ = MPI_COMM_NULL;
 #endif
   int rank_ = 0;

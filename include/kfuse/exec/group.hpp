@@ -243,7 +243,7 @@ auto run_kernel(const std::string& label, const Box<N>& box, const List& list, c
   typename K::Accumulators acc{};
   launch<N>(label, box, typename K::Kernel{list, views}, &acc);
   if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>)
-    combine_over_ranks(comm, acc);
+    comm.allreduce_joined(acc);
   return acc;
 }
 
@@ -310,7 +310,7 @@ auto run_kernel_overlapped(const std::string& label, const Box<N>& box, const Li
     join_launches(acc, part);
   }
   if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>)
-    combine_over_ranks(comm, acc);
+    comm.allreduce_joined(acc);
   return acc;
 }
 
@@ -358,7 +358,7 @@ auto run_rows_overlapped(const std::string& label, const List& list, const Comm&
             RowListKernel<typename K::Kernel>{kernel, boundary}, &part);
   join_launches(acc, part);
   if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>)
-    combine_over_ranks(comm, acc);
+    comm.allreduce_joined(acc);
   return acc;
 }
 

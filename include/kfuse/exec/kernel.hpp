@@ -5,7 +5,7 @@
 // a register), Accumulate (one reduction slot). A group with reductions is a
 // parallel_reduce whose value is an AccumulatorFile holding one slot per
 // reduction, so several sums/maxima/minima of mixed types are one kernel and,
-// afterwards, one MPI_Allreduce (combine_over_ranks).
+// afterwards, one MPI_Allreduce (Comm::allreduce_joined).
 #pragma once
 
 #include <string>
@@ -405,33 +405,6 @@ void launch(const std::string& label, const Box<N>& box, const Kernel& kernel, A
     else
       for_box(label, box, kernel);
   }
-}
-
-/// One MPI_Allreduce for every reduction of a group, whatever their ops and
-/// types: the accumulator file travels as one element of a contiguous
-/// datatype under a user operation that joins slot by slot.
-template <class Accumulators>
-void combine_over_ranks(const Comm& comm, Accumulators& acc) {
-  static_assert(std::is_trivially_copyable_v<Accumulators>,
-                "kfuse: internal: accumulators must be trivially copyable");
-#if KFUSE_ENABLE_MPI
-  MPI_Datatype type;
-  MPI_Type_contiguous(static_cast<int>(sizeof(Accumulators)), MPI_BYTE, &type);
-  MPI_Type_commit(&type);
-  MPI_Op op;
-  MPI_Op_create(
-      [](void* in, void* inout, int* count, MPI_Datatype*) {
-        auto* from = static_cast<Accumulators*>(in);
-        auto* into = static_cast<Accumulators*>(inout);
-        for (int k = 0; k < *count; ++k) into[k].join(from[k]);
-      },
-      1, &op);
-  MPI_Allreduce(MPI_IN_PLACE, &acc, 1, type, op, comm.native());
-  MPI_Op_free(&op);
-  MPI_Type_free(&type);
-#else
-  (void)comm, (void)acc;
-#endif
 }
 
 }  // namespace kfuse::detail
