@@ -8,7 +8,7 @@
 // slower on these CPUs; one running sum instead of lanes chains every add to
 // the previous one: 2-4x slower in CG's kernels alone. On GPUs, as a GPU programmer writes
 // them: a thread per point, a box's points as one flat range, reductions as a team
-// policy (the schedule of kfuse's own GPU kernels, kfuse/array/box_loop.hpp).
+// policy (the schedule of kfuse's own GPU kernels, kfuse/core/box_loop.hpp).
 #pragma once
 
 #include <cstdint>
@@ -114,7 +114,7 @@ struct PointSums : SumsOf<M> {
 
 /// parallel_reduce of body(i, sums) over [0, n): in chunks on host CPUs, a thread per point on
 /// GPUs (detail::reduce_box: a team policy, whose reductions launch enough blocks to stream
-/// memory, kfuse/array/box_loop.hpp); M sums into `sums`.
+/// memory, kfuse/core/box_loop.hpp); M sums into `sums`.
 template <unsigned M, class Body>
 void reduce(const std::string& label, std::int64_t n, const Body& body, double* sums) {
   if constexpr (host_loops)
@@ -169,7 +169,7 @@ struct RowSums : SumsOf<M> {
 };
 
 /// The box as kfuse's loops take it: on GPUs they run a thread per point as a flat range,
-/// coalesced along rows, where Kokkos 3.4's MDRangePolicy is slow (kfuse/array/box_loop.hpp).
+/// coalesced along rows, where Kokkos 3.4's MDRangePolicy is slow (kfuse/core/box_loop.hpp).
 inline detail::Box<2> points_of(const Range2& box) {
   return {{box.lo0, box.lo1}, {box.hi0, box.hi1}};
 }

@@ -3,4 +3,3 @@
 #include "kfuse/array/array.hpp"
 #include "kfuse/array/scalar.hpp"
 #include "kfuse/array/vector.hpp"
-#include "kfuse/array/view.hpp"

@@ -108,6 +108,32 @@ TEST_CASE("start() already fills the faces a rank sends itself; fixed faces stay
   }
 }
 
+TEST_CASE("HaloExchange::add(view, on_fresh): a plain view's halo, periodic both ways") {
+  const std::int64_t n0 = 7, n1 = 9;
+  kfuse::Grid<2> grid(kfuse::Comm(), {n0, n1}, kfuse::GridOptions<2>{1, {true, true}});
+  kfuse::Array<double, 2> u(grid, "u");  // only to size and fill a view like it
+  u.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { return double(i * 100 + j); });
+  kfuse::detail::view_t<double, 2> view("plain", u.view().extent(0), u.view().extent(1));
+  Kokkos::deep_copy(view, u.view());  // owned cells; the halo is whatever u's holds
+  int fresh = 0;
+  kfuse::HaloExchange<2> exchange(grid);
+  exchange.add(view, [&fresh] { ++fresh; });
+  exchange.start();
+  CHECK(fresh == 0);
+  exchange.finish();
+  CHECK(fresh == 1);
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+  const std::int64_t h = grid.halo();
+  for (std::int64_t vi = 0; vi < std::int64_t(host.extent(0)); ++vi)
+    for (std::int64_t vj = 0; vj < std::int64_t(host.extent(1)); ++vj) {
+      const std::int64_t gi = (grid.local_begin(0) + vi - h + n0) % n0;
+      const std::int64_t gj = (grid.local_begin(1) + vj - h + n1) % n1;
+      CAPTURE(vi);
+      CAPTURE(vj);
+      CHECK(host(vi, vj) == g2(gi, gj));  // every cell, halo and corners included
+    }
+}
+
 TEST_CASE("gather(root) and reductions over ranks") {
   kfuse::Grid<2> grid(kfuse::Comm(), {9, 5});
   kfuse::Array<float, 2> u(grid, "u");

@@ -18,10 +18,10 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "kfuse/array/box_loop.hpp"
-#include "kfuse/array/view.hpp"
+#include "kfuse/core/box_loop.hpp"
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/error.hpp"
+#include "kfuse/core/view.hpp"
 #include "kfuse/dist/row_map.hpp"
 
 namespace kfuse {

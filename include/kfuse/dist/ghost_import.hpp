@@ -18,9 +18,9 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "kfuse/array/view.hpp"
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/error.hpp"
+#include "kfuse/core/view.hpp"
 #include "kfuse/dist/comm.hpp"
 #include "kfuse/dist/mpi_buffers.hpp"
 #include "kfuse/dist/row_map.hpp"

@@ -34,8 +34,9 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "kfuse/array/array.hpp"
+#include "kfuse/core/box_loop.hpp"
 #include "kfuse/core/error.hpp"
+#include "kfuse/core/view.hpp"
 #include "kfuse/dist/comm.hpp"
 #include "kfuse/dist/grid.hpp"
 #include "kfuse/dist/mpi_buffers.hpp"
@@ -220,10 +221,21 @@ class HaloExchange {
     detail::HaloBufferPool::instance().give_back(std::move(buffers_));
   }
 
-  /// Adds an array (on this exchange's grid) to the round.
-  template <class T>
-  void add(const Array<T, N>& array) {
-    arrays_.push_back(make_entry(array));
+  /// Adds an array (a kfuse::Array on this exchange's grid) to the round; its halo is
+  /// marked fresh after finish().
+  template <class A, class = decltype(std::declval<const A&>().mark_halo_fresh())>
+  void add(const A& array) {
+    add(array.view(), [array] { array.mark_halo_fresh(); });
+  }
+  /// Adds a rank-N view of this grid's local block (owned cells and halo, LayoutRight, as
+  /// Array::view()) to the round; `on_fresh` runs after finish() has filled its halo.
+  template <class D, class... P>
+  void add(const Kokkos::View<D, P...>& view, std::function<void()> on_fresh) {
+    using View = Kokkos::View<D, P...>;
+    static_assert(int(View::rank) == N,
+                  "kfuse::HaloExchange<N>::add(view, on_fresh): the view's rank must be N");
+    using T = typename View::non_const_value_type;
+    arrays_.push_back(make_entry<T>(detail::view_t<T, N>(view), std::move(on_fresh)));
   }
   bool empty() const { return arrays_.empty(); }
 
@@ -298,7 +310,8 @@ class HaloExchange {
     for (std::size_t a = 0; a < arrays_.size(); ++a)
       arrays_[a].copy(boxes(Pass::unpack_remote, a), true);
     for (const Entry& e : arrays_) e.mirror();
-    for (const Entry& e : arrays_) e.mark_fresh();
+    for (const Entry& e : arrays_)
+      if (e.mark_fresh) e.mark_fresh();
     Kokkos::fence();
     in_flight_ = false;
     detail::HaloBufferPool::instance().give_back(std::move(buffers_));
@@ -420,10 +433,10 @@ class HaloExchange {
   }
 
   template <class T>
-  Entry make_entry(const Array<T, N>& array) const {
+  Entry make_entry(const detail::view_t<T, N>& view, std::function<void()> on_fresh) const {
     Entry e;
     e.element_size = sizeof(T);
-    e.copy = [view = array.view()](const detail::HaloBoxes<N>& boxes, bool unpack) {
+    e.copy = [view](const detail::HaloBoxes<N>& boxes, bool unpack) {
       if (boxes.lines() == 0) return;
       const typename detail::HaloCopy<T, N, true>::Policy lines(boxes.lines(), Kokkos::AUTO);
       if (unpack)
@@ -431,7 +444,7 @@ class HaloExchange {
       else
         Kokkos::parallel_for("kfuse:halo-pack", lines, detail::HaloCopy<T, N, false>{view, boxes});
     };
-    e.mirror = [array, grid = grid_]() {
+    e.mirror = [view, grid = grid_]() {
       const std::int64_t h = grid.halo();
       for (int d = 0; d < N; ++d) {
         if (grid.periodic(d) || grid.boundary(d) != Boundary::zero_gradient) continue;
@@ -441,16 +454,16 @@ class HaloExchange {
           detail::Box<N> box;
           for (int k = 0; k < N; ++k) {
             box.lo[k] = 0;
-            box.hi[k] = static_cast<std::int64_t>(array.view().extent(k));
+            box.hi[k] = static_cast<std::int64_t>(view.extent(k));
           }
           box.lo[d] = low ? 0 : h + grid.local_extent(d);
           box.hi[d] = box.lo[d] + h;
-          detail::MirrorFace<T, N> f{array.view(), d, h, h + grid.local_extent(d) - 1, low};
+          detail::MirrorFace<T, N> f{view, d, h, h + grid.local_extent(d) - 1, low};
           detail::for_box<N>("kfuse:halo-mirror", box, f);
         }
       }
     };
-    e.mark_fresh = [array]() { array.mark_halo_fresh(); };
+    e.mark_fresh = std::move(on_fresh);
     return e;
   }
 

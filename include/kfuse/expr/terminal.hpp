@@ -19,7 +19,7 @@
 #include "kfuse/array/array.hpp"
 #include "kfuse/array/scalar.hpp"
 #include "kfuse/array/vector.hpp"
-#include "kfuse/array/view.hpp"
+#include "kfuse/core/view.hpp"
 #include "kfuse/expr/node.hpp"
 
 namespace kfuse::detail {

@@ -26,7 +26,7 @@
 #include <KokkosBlas2_gemv.hpp>
 #include <Kokkos_Core.hpp>
 
-#include "kfuse/array/box_loop.hpp"
+#include "kfuse/core/box_loop.hpp"
 #include "kfuse/exec/eager.hpp"
 #include "kfuse/solvers/convergence.hpp"
 #include "kfuse/solvers/options.hpp"

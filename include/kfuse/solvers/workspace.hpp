@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "kfuse/array/view.hpp"
+#include "kfuse/core/view.hpp"
 #include "kfuse/exec/space.hpp"
 
 namespace kfuse {

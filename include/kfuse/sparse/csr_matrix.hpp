@@ -25,10 +25,10 @@
 #include <KokkosSparse_spmv.hpp>
 #include <Kokkos_Core.hpp>
 
-#include "kfuse/array/view.hpp"
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/error.hpp"
 #include "kfuse/core/sizes.hpp"
+#include "kfuse/core/view.hpp"
 #include "kfuse/dist/comm.hpp"
 #include "kfuse/dist/ghost_import.hpp"
 #include "kfuse/dist/row_map.hpp"

@@ -60,9 +60,8 @@ inline constexpr LocalErrors local_errors{};
 /// throws std::runtime_error or std::bad_alloc), is a kfuse::Error naming the
 /// API, the label and the fix, thrown on this rank.
 template <class View, std::size_t N>
-View allocate_view(const char* api, const std::string& label,
-                   const std::array<index_t, N>& extents, std::size_t element,
-                   std::size_t extra = 0) {
+View allocate_view(const char* api, const std::string& label, const std::array<index_t, N>& extents,
+                   std::size_t element, std::size_t extra = 0) {
   std::string shape;
   for (std::size_t d = 0; d < N; ++d) shape += (d ? " x " : "") + std::to_string(extents[d]);
   const std::optional<index_t> elements = checked_product(extents);
@@ -73,8 +72,9 @@ View allocate_view(const char* api, const std::string& label,
                               " bytes overflow a 64-bit size; use more ranks"));
   const std::size_t total = static_cast<std::size_t>(*bytes) + extra;
   auto failure = [&](const std::string& why) {
-    return Error(error_message(api, " '", label, "': cannot allocate ", describe_bytes(double(total)),
-                               " (", shape, " values of ", element, " bytes): ", why,
+    return Error(error_message(api, " '", label, "': cannot allocate ",
+                               describe_bytes(double(total)), " (", shape, " values of ", element,
+                               " bytes): ", why,
                                "; use more ranks (or nodes) or a smaller problem"));
   };
   // Host memory is zero-filled at once: more than the machine has would end in

@@ -28,10 +28,10 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "kfuse/array/view.hpp"
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/kokkos_compat.hpp"
 #include "kfuse/core/spaces.hpp"
+#include "kfuse/core/view.hpp"
 
 namespace kfuse::detail {
 
@@ -140,8 +140,7 @@ struct TeamBoxReduce : ReducesAs<F> {
   FlatBox<N> box;
   index_t size;      // box.size(), not recomputed per team
   index_t per_team;  // ReduceLeague::per_team
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team,
-                                         typename F::value_type& value) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, typename F::value_type& value) const {
     const index_t begin = index_t(team.league_rank()) * per_team;
     const index_t end = begin + per_team < size ? begin + per_team : size;
     for (index_t k = begin + team.team_rank(); k < end; k += team.team_size())
@@ -202,9 +201,9 @@ void reduce_box(const std::string& label, const Box<N>& box, const F& f,
   } else {
     using Reduce = TeamBoxReduce<N, F>;
     Reduce reduce{{f}, flat, flat.size(), 0};
-    const int threads = std::min(reduce_team_threads,
-                                 Kokkos::TeamPolicy<ExecSpace>(1, 1).team_size_max(
-                                     reduce, Kokkos::ParallelReduceTag()));
+    const int threads = std::min(
+        reduce_team_threads,
+        Kokkos::TeamPolicy<ExecSpace>(1, 1).team_size_max(reduce, Kokkos::ParallelReduceTag()));
     const auto league = ReduceLeague::of(reduce.size, threads, ExecSpace().concurrency());
     reduce.per_team = league.per_team;
     const Kokkos::TeamPolicy<ExecSpace> policy(int(league.teams), threads);
