@@ -132,6 +132,11 @@ TEST_CASE("HaloExchange::add(view, on_fresh): a plain view's halo, periodic both
       CAPTURE(vj);
       CHECK(host(vi, vj) == g2(gi, gj));  // every cell, halo and corners included
     }
+  // A view of another size is refused before anything is added.
+  kfuse::detail::view_t<double, 2> small("small", view.extent(0), view.extent(1) - 1);
+  CHECK_THROWS_WITH_AS(exchange.add(small, {}), doctest::Contains("along dimension 1; this rank's block"),
+                       kfuse::Error);
+  CHECK(exchange.empty() == false);  // the first view only
 }
 
 TEST_CASE("gather(root) and reductions over ranks") {

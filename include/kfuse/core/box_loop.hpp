@@ -16,7 +16,8 @@
 // (3.4: 256 of 256), a quarter of an H100's threads, too few loads in flight to stream: a
 // fused kernel whose points do much (a sparse row and a dot product, a stencil and a norm)
 // ran at 37-53% of the device triad, where the same statements as separate kernels ran at
-// 97%. A team policy's reduction launches a block per team (up to 32768).
+// 97%. A team policy's reduction launches a block per team, and kfuse asks for as many
+// teams as the device holds threads for (ReduceLeague), each summing a share of the points.
 #pragma once
 
 #include <algorithm>
@@ -185,9 +186,9 @@ void for_box(const std::string& label, const Box<N>& box, const F& f) {
   }
 }
 
-/// parallel_reduce of f(i, j, ..., value) over `box` into `result`, a thread per point: a
-/// flat RangePolicy on host CPUs (where kfuse's own kernels reduce along rows inside their
-/// functors instead), a TeamPolicy on GPUs.
+/// parallel_reduce of f(i, j, ..., value) over `box` into `result`: a flat RangePolicy on
+/// host CPUs (where kfuse's own kernels reduce along rows inside their functors instead), a
+/// TeamPolicy on GPUs (ReduceLeague).
 template <int N, class F>
 void reduce_box(const std::string& label, const Box<N>& box, const F& f,
                 typename F::value_type& result) {

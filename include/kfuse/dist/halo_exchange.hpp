@@ -228,12 +228,19 @@ class HaloExchange {
     add(array.view(), [array] { array.mark_halo_fresh(); });
   }
   /// Adds a rank-N view of this grid's local block (owned cells and halo, LayoutRight, as
-  /// Array::view()) to the round; `on_fresh` runs after finish() has filled its halo.
+  /// Array::view()) to the round; `on_fresh` runs after finish() has filled its halo. A
+  /// view of another size is a caller's bug: a kfuse::Error on this rank, nothing added.
   template <class D, class... P>
   void add(const Kokkos::View<D, P...>& view, std::function<void()> on_fresh) {
     using View = Kokkos::View<D, P...>;
     static_assert(int(View::rank) == N,
                   "kfuse::HaloExchange<N>::add(view, on_fresh): the view's rank must be N");
+    for (int d = 0; d < N; ++d)
+      if (static_cast<std::int64_t>(view.extent(d)) != grid_.local_extent(d) + 2 * grid_.halo())
+        throw Error(detail::error_message(
+            "kfuse::HaloExchange::add: view '", view.label(), "' has ", view.extent(d),
+            " entries along dimension ", d, "; this rank's block of the grid has ",
+            grid_.local_extent(d), " and a halo of ", grid_.halo(), " on each side"));
     using T = typename View::non_const_value_type;
     arrays_.push_back(make_entry<T>(detail::view_t<T, N>(view), std::move(on_fresh)));
   }
