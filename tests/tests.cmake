@@ -19,8 +19,6 @@ kfuse_add_compile_fail_test(NAME compile_fail.lambda_arity
   SOURCE compile_fail/lambda_arity.cpp REGEX "kfuse::fuse\\(args..., lambda\\): the lambda must take one `auto` parameter per argument")
 kfuse_add_compile_fail_test(NAME compile_fail.lambda_without_return
   SOURCE compile_fail/lambda_without_return.cpp REGEX "kfuse::fuse\\(args..., lambda\\): the lambda returns nothing")
-kfuse_add_compile_fail_test(NAME compile_fail.too_many_parameters
-  SOURCE compile_fail/too_many_parameters.cpp REGEX "kfuse::fuse: a program has at most 64 parameters")
 kfuse_add_test(NAME exec.sparse_program SOURCES exec/test_sparse_program.cpp support/main.cpp RANKS 1 2 4 LABELS exec)
 
 # The GPU launch schedule (a thread per point, Kokkos' own reductions) on the host backend

@@ -73,6 +73,25 @@ TEST_CASE(
         std::string::npos);
 }
 
+TEST_CASE("a plan has no parameter limit: positions past 64 and 128") {
+  kfuse::detail::ArrayParam<0, double, 2> u;
+  kfuse::detail::ArrayParam<70, double, 2> v;
+  kfuse::detail::ArrayParam<130, double, 2> w;
+  kfuse::detail::TempParam<129, double> t;
+  auto statements = boost::hana::make_tuple(kfuse::assign(t, u + 1.0), kfuse::assign(v, t * 2.0),
+                                            kfuse::assign(w, kfuse::shift<1, 0>(v)));
+  (void)statements;  // only its type is planned
+  using P = kfuse::detail::Plan<kfuse::Fused, decltype(statements), false, 131>;
+  static_assert(P::mask_words == 3);
+  static_assert(P::kernel_count == 2, "w reads v at an offset after the group wrote v (rule 2)");
+  static_assert(P::exchange_count == 1);
+  static_assert(P::in_register(129), "t is written, then read pointwise, in one group");
+  static_assert(P::statement_facts[1].writes.test(70) && !P::statement_facts[1].writes.test(6));
+  static_assert(P::statement_facts[2].offset.test(70) && P::statement_facts[2].writes.test(130));
+  static_assert(P::statement_facts[0].pointwise.test(0) &&
+                P::statement_facts[1].pointwise.test(129));
+}
+
 TEST_CASE("Jacobi step + residual: 1 kernel, 1 allreduce, 1 exchange point") {
   kfuse::Grid<2> grid(kfuse::Comm(), {16, 16});
   kfuse::Array<double, 2> u(grid, "u"), v(grid, "v");

@@ -177,7 +177,7 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   using ArgTuple = std::tuple<Args...>;
 
  public:
-  using plan = detail::Plan<PlanPolicy, Statements, unfused>;
+  using plan = detail::Plan<PlanPolicy, Statements, unfused, int(sizeof...(Args))>;
   static constexpr int kernel_count = plan::kernel_count;
   static constexpr int allreduce_count = plan::allreduce_count;
   static constexpr int exchange_count = plan::exchange_count;
@@ -369,7 +369,7 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
     constexpr auto sizes = value_sizes(std::index_sequence_for<Args...>{});
     std::size_t g = 0;
     boost::hana::for_each(plan::groups, [&](const auto& group) {
-      std::uint64_t reads = 0, writes = 0;
+      typename plan::Mask reads, writes;
       boost::hana::for_each(group.members, [&](auto i) {
         const auto& f = plan::statement_facts[i];
         reads |= (f.pointwise | f.offset) & ~writes;
@@ -377,8 +377,8 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
       });
       if (std::decay_t<decltype(group)>::kernel)
         for (std::size_t p = 0; p < sizes.size(); ++p) {
-          if ((reads >> p) & 1u) traffic[g].read += sizes[p];
-          if ((writes >> p) & 1u) traffic[g].written += sizes[p];
+          if (reads.test(int(p))) traffic[g].read += sizes[p];
+          if (writes.test(int(p))) traffic[g].written += sizes[p];
         }
       ++g;
     });
@@ -602,14 +602,14 @@ auto Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_binding(
   // time loop over the parameters' storage: a compile-time one over pairs
   // instantiated a function per pair, the largest cost of compiling a big
   // program (docs/architecture.md §12).
-  std::uint64_t written = 0;
+  typename plan::Mask written;
   for (const auto& f : plan::statement_facts) written |= f.writes | f.scalar_writes;
   const std::array<const void*, sizeof...(I)> storage{
       detail::argument_storage<std::tuple_element_t<I, ArgTuple>>(std::get<I>(b))...};
   for (std::size_t i = 0; i < storage.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (storage[i] != nullptr && storage[i] == storage[j] &&
-          (((written >> i) | (written >> j)) & 1u)) {
+          (written.test(int(i)) || written.test(int(j)))) {
         const std::array<std::string, sizeof...(I)> labels{label(detail::hana::size_c<I>)...};
         throw Error(detail::error_message(
             "kfuse::fuse: parameters ", int(j), " and ", int(i), " are both bound to ", labels[i],
@@ -764,13 +764,13 @@ std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::to_dot(
   // Edges: each read depends on the latest earlier writer of that parameter.
   const auto& facts = plan::statement_facts;
   for (int j = 0; j < plan::statement_count; ++j) {
-    const std::uint64_t reads = facts[j].pointwise | facts[j].offset | facts[j].scalar_reads;
-    for (int p = 0; p < 64; ++p) {
-      if (!((reads >> p) & 1u)) continue;
+    const auto reads = facts[j].pointwise | facts[j].offset | facts[j].scalar_reads;
+    for (int p = 0; p < int(sizeof...(Args)); ++p) {
+      if (!reads.test(p)) continue;
       for (int i = j - 1; i >= 0; --i)
-        if (((facts[i].writes | facts[i].scalar_writes) >> p) & 1u) {
+        if ((facts[i].writes | facts[i].scalar_writes).test(p)) {
           out << "  s" << i << " -> s" << j << " [label=\"" << name_of(p)
-              << (((facts[j].offset >> p) & 1u) ? " (offset)" : "") << "\"];\n";
+              << (facts[j].offset.test(p) ? " (offset)" : "") << "\"];\n";
           break;
         }
     }

@@ -149,25 +149,52 @@ struct GroupStep {
   }
 };
 
-/// Parameter positions are bits of a std::uint64_t mask.
-inline constexpr int max_parameters = 64;
+/// A set of parameter positions as bits: position p is bit p % 64 of word p / 64. A plan
+/// takes as many words as its program has positions, so a program has no parameter limit.
+template <int Words>
+struct PositionMask {
+  std::uint64_t word[Words] = {};
 
-/// Bit mask of a hana set of positions (for the small analyses below).
-template <class Set>
-constexpr std::uint64_t mask_of(Set set) {
-  return hana::fold_left(hana::to_tuple(set), std::uint64_t{0}, [](std::uint64_t m, auto i) {
-    static_assert(decltype(i)::value < max_parameters,
-                  "kfuse::fuse: a program has at most 64 parameters (your arguments and, under "
-                  "kfuse::Unfused, one temporary per operation); split the statements into two "
-                  "programs, or fuse them with kfuse::Fused or kfuse::PerStatement");
-    return m | (std::uint64_t{1} << decltype(i)::value);
+  constexpr bool test(int p) const { return (word[p / 64] >> (p % 64)) & 1u; }
+  constexpr void set(int p) { word[p / 64] |= std::uint64_t{1} << (p % 64); }
+  constexpr bool any() const {
+    for (std::uint64_t w : word)
+      if (w != 0) return true;
+    return false;
+  }
+  constexpr PositionMask& operator|=(const PositionMask& other) {
+    for (int k = 0; k < Words; ++k) word[k] |= other.word[k];
+    return *this;
+  }
+  friend constexpr PositionMask operator|(PositionMask a, const PositionMask& b) { return a |= b; }
+  friend constexpr PositionMask operator&(PositionMask a, const PositionMask& b) {
+    for (int k = 0; k < Words; ++k) a.word[k] &= b.word[k];
+    return a;
+  }
+  friend constexpr PositionMask operator~(PositionMask a) {
+    for (std::uint64_t& w : a.word) w = ~w;
+    return a;
+  }
+};
+
+/// The mask of a hana set of positions (for the small analyses below).
+template <int Words, class Set>
+constexpr PositionMask<Words> mask_of(Set set) {
+  return hana::fold_left(hana::to_tuple(set), PositionMask<Words>{}, [](auto m, auto i) {
+    static_assert(decltype(i)::value < 64 * Words,
+                  "kfuse: internal: a parameter position beyond the plan's Positions");
+    m.set(decltype(i)::value);
+    return m;
   });
 }
 
 /// Plan of a program with statements `Statements` (a hana::tuple type).
-/// `MemoryTemporaries`: every temporary is materialised (Unfused policy).
-template <class Policy, class Statements, bool MemoryTemporaries = false>
+/// `MemoryTemporaries`: every temporary is materialised (Unfused policy). `Positions`: the
+/// program's parameter positions (every placeholder index is below it).
+template <class Policy, class Statements, bool MemoryTemporaries = false, int Positions = 64>
 struct Plan {
+  static constexpr int mask_words = Positions > 64 ? (Positions + 63) / 64 : 1;
+  using Mask = PositionMask<mask_words>;
   static constexpr int statement_count = decltype(hana::length(std::declval<Statements>()))::value;
   static constexpr auto groups =
       hana::fold_left(hana::make_range(hana::int_c<0>, hana::int_c<statement_count>),
@@ -188,13 +215,13 @@ struct Plan {
   static constexpr int allreduce_count =
       count_groups([](auto g) { return decltype(g)::reductions > 0; });
   static constexpr int exchange_count = count_groups([](auto g) {
-    return decltype(g)::kernel && mask_of(decltype(g){}.offsets) != 0;
+    return decltype(g)::kernel && mask_of<mask_words>(decltype(g){}.offsets).any();
   });
 
   /// Per statement: its group, and the masks of what it touches.
   struct StatementFacts {
     int group = 0;
-    std::uint64_t writes = 0, pointwise = 0, offset = 0, scalar_reads = 0, scalar_writes = 0;
+    Mask writes, pointwise, offset, scalar_reads, scalar_writes;
     int domain = 0;
   };
   static constexpr std::array<StatementFacts, statement_count> facts() {
@@ -206,11 +233,11 @@ struct Plan {
     });
     hana::for_each(hana::make_range(hana::int_c<0>, hana::int_c<statement_count>), [&](auto i) {
       using Info = StatementInfo<statement_at<Statements, decltype(i)::value>>;
-      out[i].writes = mask_of(Info::writes);
-      out[i].pointwise = mask_of(Info::pointwise);
-      out[i].offset = mask_of(Info::offset);
-      out[i].scalar_reads = mask_of(Info::scalar_reads);
-      out[i].scalar_writes = mask_of(Info::scalar_writes);
+      out[i].writes = mask_of<mask_words>(Info::writes);
+      out[i].pointwise = mask_of<mask_words>(Info::pointwise);
+      out[i].offset = mask_of<mask_words>(Info::offset);
+      out[i].scalar_reads = mask_of<mask_words>(Info::scalar_reads);
+      out[i].scalar_writes = mask_of<mask_words>(Info::scalar_writes);
       out[i].domain = Info::domain;
     });
     return out;
@@ -221,7 +248,7 @@ struct Plan {
   /// indices takes the rank of the group that first wrote one of them.
   static constexpr std::array<int, group_count> resolve_domains() {
     std::array<int, group_count> out{};
-    std::array<std::uint64_t, group_count> touched{}, written{};
+    std::array<Mask, group_count> touched{}, written{};
     int g = 0;
     hana::for_each(groups, [&](auto group) {
       out[g] = decltype(group)::domain;
@@ -233,7 +260,7 @@ struct Plan {
     });
     for (int k = 0; k < group_count; ++k) {
       for (int e = 0; e < k && out[k] == domain::any; ++e)
-        if ((touched[k] & written[e]) != 0) out[k] = out[e];
+        if ((touched[k] & written[e]).any()) out[k] = out[e];
     }
     return out;
   }
@@ -243,13 +270,12 @@ struct Plan {
   /// and only read pointwise, all within one group; otherwise in memory.
   static constexpr bool in_register(int position) {
     if (MemoryTemporaries) return false;
-    const std::uint64_t bit = std::uint64_t{1} << position;
     int group = -1;
     bool written = false;
     for (const auto& s : statement_facts) {
-      const bool reads = (s.pointwise | s.offset) & bit, writes = s.writes & bit;
+      const bool reads = (s.pointwise | s.offset).test(position), writes = s.writes.test(position);
       if (!reads && !writes) continue;
-      if (s.offset & bit) return false;
+      if (s.offset.test(position)) return false;
       if (group == -1) group = s.group;
       if (s.group != group) return false;
       if (reads && !written) return false;  // reads last run's value: needs memory
@@ -260,11 +286,11 @@ struct Plan {
 
   /// Rank of a memory temporary: the domain of the first group writing it.
   static constexpr int temporary_domain(int position) {
-    const std::uint64_t bit = std::uint64_t{1} << position;
     int result = domain::any, index = 0;
     hana::for_each(groups, [&](auto g) {
       bool writes = false;
-      hana::for_each(g.members, [&](auto i) { writes |= (statement_facts[i].writes & bit) != 0; });
+      hana::for_each(g.members,
+                     [&](auto i) { writes |= statement_facts[i].writes.test(position); });
       if (writes && result == domain::any) result = group_domains[index];
       ++index;
     });
