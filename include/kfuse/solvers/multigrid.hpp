@@ -305,10 +305,11 @@ GridTransfer<T> make_transfer(const CsrMatrix<T>& A, const GridShape& fine, bool
     };
     const index_t local_columns = owned + index_t(ghosts.size());
     // P's rows for every local column, one flat array: row k is entries
-    // [p_start[k], p_start[k + 1]) of p_coarse (global coarse columns) and p_weight.
-    std::vector<index_t> p_start{0}, p_coarse;
+    // [ext_rows[k], ext_rows[k + 1]) of p_coarse (global coarse columns) and p_weight.
+    std::vector<int> ext_rows{0};
+    std::vector<index_t> p_coarse;
     std::vector<T> p_weight;
-    p_start.reserve(static_cast<std::size_t>(local_columns) + 1);
+    ext_rows.reserve(static_cast<std::size_t>(local_columns) + 1);
     std::vector<std::pair<index_t, T>> row;
     for (index_t k = 0; k < local_columns; ++k) {
       interpolation_row(fine, coarse, injection, global_column(k), row);
@@ -317,7 +318,7 @@ GridTransfer<T> make_transfer(const CsrMatrix<T>& A, const GridShape& fine, bool
         p_weight.push_back(w);
         if (k < owned) p_entries.push_back({global_column(k), c, w});
       }
-      p_start.push_back(index_t(p_coarse.size()));
+      ext_rows.push_back(int(p_coarse.size()));
     }
     std::vector<index_t> coarse_columns = p_coarse;
     std::sort(coarse_columns.begin(), coarse_columns.end());
@@ -327,12 +328,12 @@ GridTransfer<T> make_transfer(const CsrMatrix<T>& A, const GridShape& fine, bool
 
     // P's rows for A's columns, the coarse columns numbered locally, and this rank's share
     // of R: the coarse rows times its own fine rows, R[:, own] = P[own, :]^T scale.
-    std::vector<int> ext_rows(p_start.begin(), p_start.end()), ext_cols(p_coarse.size());
+    std::vector<int> ext_cols(p_coarse.size());
     for (std::size_t e = 0; e < p_coarse.size(); ++e)
       ext_cols[e] = int(std::lower_bound(coarse_columns.begin(), coarse_columns.end(),
                                          p_coarse[e]) -
                         coarse_columns.begin());
-    const auto owned_entries = static_cast<std::size_t>(p_start[static_cast<std::size_t>(owned)]);
+    const auto owned_entries = static_cast<std::size_t>(ext_rows[static_cast<std::size_t>(owned)]);
     std::vector<int> share_rows(static_cast<std::size_t>(n_coarse) + 1, 0);
     for (std::size_t e = 0; e < owned_entries; ++e)
       ++share_rows[static_cast<std::size_t>(ext_cols[e]) + 1];
@@ -341,8 +342,8 @@ GridTransfer<T> make_transfer(const CsrMatrix<T>& A, const GridShape& fine, bool
     std::vector<T> share_values(owned_entries);
     std::vector<int> fill(share_rows.begin(), share_rows.end() - 1);
     for (index_t k = 0; k < owned; ++k)
-      for (auto e = static_cast<std::size_t>(p_start[static_cast<std::size_t>(k)]);
-           e < static_cast<std::size_t>(p_start[static_cast<std::size_t>(k) + 1]); ++e) {
+      for (auto e = static_cast<std::size_t>(ext_rows[static_cast<std::size_t>(k)]);
+           e < static_cast<std::size_t>(ext_rows[static_cast<std::size_t>(k) + 1]); ++e) {
         const auto at = static_cast<std::size_t>(fill[static_cast<std::size_t>(ext_cols[e])]++);
         share_cols[at] = int(k);
         share_values[at] = p_weight[e] * scale;
