@@ -41,8 +41,9 @@ auto cnd_of(const D& d, const C& c) {
 using Array1 = Array<double, 1>;
 constexpr auto tmp = kfuse::temporary<double>;
 
-/// The whole computation as one program: d1, d2, k and c of each cnd, the
-/// cnds and the discount are program temporaries (registers when fused).
+/// The whole computation as one program, under every policy: d1, d2, k and c of each
+/// cnd, the cnds and the discount are program temporaries (registers when fused, arrays
+/// under Unfused, which also materialises every other operation: 67 kernels).
 template <class Policy>
 auto make_price(const Array1& s, const Array1& x, const Array1& t, const Array1& call,
                 const Array1& put) {
@@ -60,43 +61,6 @@ auto make_price(const Array1& s, const Array1& x, const Array1& t, const Array1&
                           assign(put, discount * (1.0 - nd2) - S * (1.0 - nd1)));
       });
 }
-
-/// The same statements as four programs, for the Unfused policy: its rewrite
-/// gives every operation a parameter position, and plans hold positions in
-/// 64-bit masks (kfuse/plan/plan.hpp), which the 67 operations of the single
-/// program overflow. Unfused materialises every intermediate anyway, so the
-/// split changes neither its kernels nor its memory traffic.
-struct SplitPrice {
-  template <class Policy>
-  static auto stage_d(const Array1& s, const Array1& x, const Array1& t, const Array1& d1,
-                      const Array1& d2, const Array1& discount) {
-    return kfuse::fuse<Policy>(s, x, t, d1, d2, discount,
-                               [](auto S, auto X, auto T, auto d1, auto d2, auto discount) {
-                                 using kfuse::assign;
-                                 return kfuse::seq(assign(d1, d1_of(S, X, T)),
-                                                   assign(d2, d2_of(d1, T)),
-                                                   assign(discount, discount_of(X, T)));
-                               });
-  }
-  template <class Policy>
-  static auto stage_cnd(const Array1& d, const Array1& nd) {
-    return kfuse::fuse<Policy>(d, nd, tmp, tmp, [](auto d, auto nd, auto k, auto c) {
-      using kfuse::assign;
-      return kfuse::seq(assign(k, cnd_k(d)), assign(c, cnd_c(d, k)), assign(nd, cnd_of(d, c)));
-    });
-  }
-  template <class Policy>
-  static auto stage_out(const Array1& s, const Array1& nd1, const Array1& nd2,
-                        const Array1& discount, const Array1& call, const Array1& put) {
-    return kfuse::fuse<Policy>(
-        s, nd1, nd2, discount, call, put,
-        [](auto S, auto nd1, auto nd2, auto discount, auto call, auto put) {
-          using kfuse::assign;
-          return kfuse::seq(assign(call, S * nd1 - discount * nd2),
-                            assign(put, discount * (1.0 - nd2) - S * (1.0 - nd1)));
-        });
-  }
-};
 
 template <class Policy>
 class Kfuse final : public Variant {
@@ -128,52 +92,6 @@ class Kfuse final : public Variant {
   Array1 call_, put_;
   Program price_;
 };
-
-#if KFUSE_BENCH_COMPILES(UNFUSED)
-/// Unfused: the four programs of SplitPrice, run in order. (A full
-/// specialisation is compiled wherever it is declared: only in its part.)
-template <>
-class Kfuse<kfuse::Unfused> final : public Variant {
-  using P = kfuse::Unfused;
-
- public:
-  explicit Kfuse(const Setup& setup)
-      : grid_(make_grid(setup)),
-        in_(grid_),
-        call_(grid_, "call"),
-        put_(grid_, "put"),
-        d1_(grid_, "d1"),
-        d2_(grid_, "d2"),
-        nd1_(grid_, "nd1"),
-        nd2_(grid_, "nd2"),
-        discount_(grid_, "discount"),
-        d_(SplitPrice::stage_d<P>(in_.S, in_.X, in_.T, d1_, d2_, discount_)),
-        cnd1_(SplitPrice::stage_cnd<P>(d1_, nd1_)),
-        cnd2_(SplitPrice::stage_cnd<P>(d2_, nd2_)),
-        out_(SplitPrice::stage_out<P>(in_.S, nd1_, nd2_, discount_, call_, put_)) {}
-  void reset() override {}
-  void step() override {
-    d_();
-    cnd1_();
-    cnd2_();
-    out_();
-  }
-  Fields result() const override { return {field_of("call", call_), field_of("put", put_)}; }
-  Figures figures() const override {
-    const double n = static_cast<double>(grid_.global_size());
-    return program_figures(d_, n) + program_figures(cnd1_, n) + program_figures(cnd2_, n) +
-           program_figures(out_, n);
-  }
-
- private:
-  Grid<1> grid_;
-  Inputs in_;
-  Array1 call_, put_, d1_, d2_, nd1_, nd2_, discount_;
-  decltype(SplitPrice::stage_d<P>(in_.S, in_.X, in_.T, d1_, d2_, discount_)) d_;
-  decltype(SplitPrice::stage_cnd<P>(d1_, nd1_)) cnd1_, cnd2_;
-  decltype(SplitPrice::stage_out<P>(in_.S, nd1_, nd2_, discount_, call_, put_)) out_;
-};
-#endif
 
 #if KFUSE_BENCH_COMPILES(REST)
 KFUSE_BENCH_REGISTER(register_workload(Workload{

@@ -50,7 +50,8 @@ auto new_hv(const Constants& c, const H& h, const HU& hu, const HV& hv) {
                  momentum_flux(c, at<-1, 0>(h), at<-1, 0>(hv)));
 }
 
-/// One step: the three updates and the mass, in one program.
+/// One step: the three updates and the mass, in one program (under every policy; Unfused
+/// materialises its ~60 operations).
 template <class Policy>
 auto make_step(const Constants& c, const Array2& h, const Array2& hu, const Array2& hv,
                const Array2& h2, const Array2& hu2, const Array2& hv2, const Scalar<double>& mass) {
@@ -61,32 +62,6 @@ auto make_step(const Constants& c, const Array2& h, const Array2& hu, const Arra
                                                  kfuse::assign(hv2, new_hv(c, h, hu, hv)),
                                                  kfuse::reduce(mass, kfuse::sum(h2)));
                              });
-}
-
-// The same statements as three programs, for the Unfused policy: its rewrite
-// gives each of the ~60 operations a parameter position, more than the 64
-// that plans hold (kfuse/plan/plan.hpp, 64-bit masks). Unfused runs one kernel
-// per operation either way, so the split changes nothing at run time.
-template <class Policy>
-auto make_h(const Constants& c, const Array2& h, const Array2& hu, const Array2& hv,
-            const Array2& h2, const Scalar<double>& mass) {
-  return kfuse::fuse<Policy>(h, hu, hv, h2, mass, [c](auto h, auto hu, auto hv, auto h2, auto mass) {
-    return kfuse::seq(kfuse::assign(h2, new_h(c, h, hu, hv)), kfuse::reduce(mass, kfuse::sum(h2)));
-  });
-}
-template <class Policy>
-auto make_hu(const Constants& c, const Array2& h, const Array2& hu, const Array2& hv,
-             const Array2& hu2) {
-  return kfuse::fuse<Policy>(h, hu, hv, hu2, [c](auto h, auto hu, auto hv, auto hu2) {
-    return kfuse::assign(hu2, new_hu(c, h, hu, hv));
-  });
-}
-template <class Policy>
-auto make_hv(const Constants& c, const Array2& h, const Array2& hu, const Array2& hv,
-             const Array2& hv2) {
-  return kfuse::fuse<Policy>(h, hu, hv, hv2, [c](auto h, auto hu, auto hv, auto hv2) {
-    return kfuse::assign(hv2, new_hv(c, h, hu, hv));
-  });
 }
 
 /// State and ping-pong shared by the variants below.
@@ -143,40 +118,6 @@ class Kfuse final : public Variant, State {
       std::declval<const Array2&>(), std::declval<const Scalar<double>&>()));
   Step step_;
 };
-
-#if KFUSE_BENCH_COMPILES(UNFUSED)
-// A full specialisation is compiled wherever it is declared: only in its part.
-template <>
-class Kfuse<kfuse::Unfused> final : public Variant, State {
-  using P = kfuse::Unfused;
-
- public:
-  explicit Kfuse(const Setup& setup)
-      : State(setup),
-        h_step_(make_h<P>(c_, h_[0], hu_[0], hv_[0], h_[1], mass_)),
-        hu_step_(make_hu<P>(c_, h_[0], hu_[0], hv_[0], hu_[1])),
-        hv_step_(make_hv<P>(c_, h_[0], hu_[0], hv_[0], hv_[1])) {}
-  void reset() override { State::reset(); }
-  void step() override {
-    const int n = 1 - cur_;
-    h_step_(h_[cur_], hu_[cur_], hv_[cur_], h_[n], mass_);
-    hu_step_(h_[cur_], hu_[cur_], hv_[cur_], hu_[n]);
-    hv_step_(h_[cur_], hu_[cur_], hv_[cur_], hv_[n]);
-    cur_ = n;
-  }
-  Fields result() const override { return State::result(); }
-  Figures figures() const override {
-    const double points = static_cast<double>(grid_.global_size());
-    return program_figures(h_step_, points) + program_figures(hu_step_, points) +
-           program_figures(hv_step_, points);
-  }
-
- private:
-  decltype(make_h<P>(c_, h_[0], hu_[0], hv_[0], h_[1], mass_)) h_step_;
-  decltype(make_hu<P>(c_, h_[0], hu_[0], hv_[0], hu_[1])) hu_step_;
-  decltype(make_hv<P>(c_, h_[0], hu_[0], hv_[0], hv_[1])) hv_step_;
-};
-#endif
 
 #if KFUSE_BENCH_COMPILES(REST)
 KFUSE_BENCH_REGISTER(register_workload(Workload{

@@ -3,6 +3,8 @@
 // static_assert, and the register/memory decision for temporaries.
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include <kfuse/kfuse.hpp>
 
 namespace {
@@ -174,4 +176,23 @@ TEST_CASE("policies: PerStatement is one kernel per statement, Unfused one per o
   // (shift + shift) -> t, 0.25 * t -> v, v - u -> t, sum(pow(t, 2)) -> res
   static_assert(decltype(unf)::kernel_count == 4);
   static_assert(decltype(unf)::allreduce_count == 1);
+}
+
+TEST_CASE("explain() writes every node kind: infix, prefix, functions, where, pow, shifts") {
+  kfuse::Grid<1> grid(kfuse::Comm(), {16});
+  kfuse::Array<double, 1> u(grid, "u"), v(grid, "v");
+  kfuse::Scalar<double> s("s"), m("m");
+  auto p = kfuse::fuse(u, v, s, m, [](auto u, auto v, auto s, auto m) {
+    return kfuse::seq(
+        kfuse::assign(
+            v, kfuse::where(!(u > 0.5), -kfuse::exp(u), kfuse::min(u, 2.0) * kfuse::pow(u, 3)) +
+                   kfuse::cast<double>(u < 1.0) - kfuse::abs(kfuse::shift<1>(u))),
+        kfuse::reduce(s, kfuse::norm2(v - u)), kfuse::reduce(m, kfuse::sum(kfuse::max(u, v))));
+  });
+  const std::string text = p.explain();
+  CHECK(text.find("assign v = ((where(!(u > 0.5), -exp(u), (min(u, 2) * pow(u, 3))) + "
+                  "cast((u < 1))) - abs(shift<1>(u)))\n") != std::string::npos);
+  CHECK(text.find("reduce s = sqrt(sum(((v - u) * (v - u))))\n") != std::string::npos);
+  CHECK(text.find("reduce m = sum(max(u, v))\n") != std::string::npos);
+  CHECK(p.kernel_labels()[0] == "kfuse:group[assign v|reduce s|reduce m]");
 }

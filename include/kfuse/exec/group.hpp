@@ -7,16 +7,12 @@
 #include <algorithm>
 #include <array>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include <boost/hana/concat.hpp>
-#include <boost/hana/filter.hpp>
-#include <boost/hana/flatten.hpp>
-#include <boost/hana/set.hpp>
-#include <boost/hana/transform.hpp>
-#include <boost/hana/type.hpp>
+#include <boost/hana/at.hpp>
 #include <boost/hana/unpack.hpp>
 
 #include "kfuse/dist/halo_exchange.hpp"
@@ -92,19 +88,42 @@ struct register_slot_of<StoreView<T, N, E, K>> {
   using type = std::conditional_t<(K < 0), void, RegisterSlot<K, T>>;
 };
 
+/// A list of slot types, each once, in order of first appearance (`void`: no slot).
+template <class... Slot>
+struct SlotList {};
+
+template <class List, class Slot>
+struct add_slot;
+template <class... S, class Slot>
+struct add_slot<SlotList<S...>, Slot> {
+  using type = std::conditional_t<(std::is_same_v<S, Slot> || ...) || std::is_void_v<Slot>,
+                                  SlotList<S...>, SlotList<S..., Slot>>;
+};
+template <class List, class... Slot>
+struct add_slots {
+  using type = List;
+};
+template <class List, class Slot, class... Rest>
+struct add_slots<List, Slot, Rest...> : add_slots<typename add_slot<List, Slot>::type, Rest...> {};
+
+/// File<slots...>, or Empty when there are none.
+template <template <class...> class File, class Empty, class Slots>
+struct slot_file;
+template <template <class...> class File, class Empty>
+struct slot_file<File, Empty, SlotList<>> {
+  using type = Empty;
+};
+template <template <class...> class File, class Empty, class... S>
+struct slot_file<File, Empty, SlotList<S...>> {
+  using type = File<S...>;
+};
+
 /// The register file / accumulator file types a statement list needs (a
 /// target stored twice in the group has one slot).
 template <template <class> class SlotOf, template <class...> class File, class Empty, class... S>
-constexpr auto slot_file() {
-  constexpr auto slots = hana::to_tuple(hana::to_set(hana::filter(
-      hana::make_tuple(hana::type_c<typename SlotOf<S>::type>...),
-      [](auto t) { return hana::bool_c<!std::is_void_v<typename decltype(t)::type>>; })));
-  if constexpr (decltype(hana::length(slots))::value == 0)
-    return hana::type_c<Empty>;
-  else
-    return hana::unpack(
-        slots, [](auto... t) { return hana::type_c<File<typename decltype(t)::type...>>; });
-}
+using slot_file_t =
+    typename slot_file<File, Empty,
+                       typename add_slots<SlotList<>, typename SlotOf<S>::type...>::type>::type;
 
 inline StatementList<> make_statement_list() { return {}; }
 template <class S, class... Rest>
@@ -138,73 +157,38 @@ auto lower_group(const Statements& statements, Members members, const Ctx& ctx) 
   });
 }
 
+template <class List>
+struct files_of;
 template <class... S>
-constexpr auto registers_type(const StatementList<S...>*) {
-  return slot_file<register_slot_of, RegisterFile, NoRegisters, S...>();
-}
-template <class... S>
-constexpr auto accumulators_type(const StatementList<S...>*) {
-  return slot_file<accumulator_slot_of, AccumulatorFile, NoAccumulators, S...>();
-}
+struct files_of<StatementList<S...>> {
+  using registers = slot_file_t<register_slot_of, RegisterFile, NoRegisters, S...>;
+  using accumulators = slot_file_t<accumulator_slot_of, AccumulatorFile, NoAccumulators, S...>;
+};
 
-// The view slots a lowered statement list reads through (ParamRead leaves).
-template <class E>
-constexpr auto view_slots(const E*) {
-  return hana::make_tuple();
-}
-template <int K, class T, int N, class O>
-constexpr auto view_slots(const ParamRead<K, T, N, O>*) {
-  return hana::make_tuple(hana::type_c<ViewSlot<K, T, N>>);
-}
-template <class E>
-constexpr auto view_slots_of() {
-  return view_slots(static_cast<const E*>(nullptr));
-}
-template <class Op, class E>
-constexpr auto view_slots(const Unary<Op, E>*) {
-  return view_slots_of<E>();
-}
-template <class Op, class L, class R>
-constexpr auto view_slots(const Binary<Op, L, R>*) {
-  return hana::concat(view_slots_of<L>(), view_slots_of<R>());
-}
-template <class C, class A, class B>
-constexpr auto view_slots(const Where<C, A, B>*) {
-  return hana::concat(view_slots_of<C>(), hana::concat(view_slots_of<A>(), view_slots_of<B>()));
-}
-template <class V>
-constexpr auto view_slots(const Flexible<V>*) {
-  return view_slots_of<V>();
-}
-template <class T, int N, class E, int K>
-constexpr auto view_slots(const StoreView<T, N, E, K>*) {
-  return view_slots_of<E>();
-}
-template <int K, class T, class E>
-constexpr auto view_slots(const StoreRegister<K, T, E>*) {
-  return view_slots_of<E>();
-}
-template <int J, class Op, class T, class E>
-constexpr auto view_slots(const Accumulate<J, Op, T, E>*) {
-  return view_slots_of<E>();
-}
-template <class... S>
-constexpr auto view_slots(const StatementList<S...>*) {
-  return hana::flatten(hana::make_tuple(hana::make_tuple(), view_slots_of<S>()...));
-}
+// The view slots a lowered statement list reads through (its ParamRead leaves), each
+// once, collected at the type level by a walk over children_t (expr/walk.hpp).
+template <class E, class Found>
+struct collect_view_slots;
+template <class Children, class Found>
+struct collect_view_slots_in;
+template <class Found>
+struct collect_view_slots_in<std::tuple<>, Found> {
+  using type = Found;
+};
+template <class C, class... Rest, class Found>
+struct collect_view_slots_in<std::tuple<C, Rest...>, Found>
+    : collect_view_slots_in<std::tuple<Rest...>,
+                            typename collect_view_slots<std::decay_t<C>, Found>::type> {};
+
+template <class E, class Found>
+struct collect_view_slots : collect_view_slots_in<children_t<E>, Found> {};
+template <int K, class T, int N, class O, class Found>
+struct collect_view_slots<ParamRead<K, T, N, O>, Found> : add_slot<Found, ViewSlot<K, T, N>> {};
 
 /// The view file type of a statement list (NoViews when it reads none).
 template <class List>
-constexpr auto views_type() {
-  constexpr auto slots = hana::to_tuple(hana::to_set(view_slots_of<List>()));
-  if constexpr (decltype(hana::length(slots))::value == 0)
-    return hana::type_c<NoViews>;
-  else
-    return hana::unpack(
-        slots, [](auto... t) { return hana::type_c<ViewFile<typename decltype(t)::type...>>; });
-}
-template <class List>
-using views_t = typename decltype(views_type<List>())::type;
+using views_t = typename slot_file<ViewFile, NoViews,
+                                   typename collect_view_slots<List, SlotList<>>::type>::type;
 
 template <int... K, class... T, int... N, class Ctx>
 ViewFile<ViewSlot<K, T, N>...> make_views(ViewFile<ViewSlot<K, T, N>...>*, const Ctx& ctx) {
@@ -222,9 +206,8 @@ views_t<List> group_views(const List&, const Ctx& ctx) {
 
 template <int N, class List, class Views = NoViews>
 struct KernelTypes {
-  using Registers = typename decltype(registers_type(static_cast<const List*>(nullptr)))::type;
-  using Accumulators =
-      typename decltype(accumulators_type(static_cast<const List*>(nullptr)))::type;
+  using Registers = typename files_of<List>::registers;
+  using Accumulators = typename files_of<List>::accumulators;
   using Kernel = GroupKernel<N, Registers, Accumulators, List, Views>;
 };
 

@@ -10,6 +10,8 @@
 // and, inside a group, Forwarding says which arrays are read from registers.
 #pragma once
 
+#include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "kfuse/expr/operation.hpp"
@@ -183,23 +185,19 @@ auto lower(const SparseProduct<M, X>& p, const Ctx& ctx) {
                                                         static_cast<int>(A.domain().local_size())};
 }
 
-template <class Op, class E, class Ctx>
-auto lower(const Unary<Op, E>& u, const Ctx& ctx) {
-  using L = decltype(lower(u.arg, ctx));
-  return Unary<Op, L>{{}, u.op, lower(u.arg, ctx)};
+template <class E, class Children, class Ctx, std::size_t... I>
+auto lower_children(const E& e, const Children& c, const Ctx& ctx, std::index_sequence<I...>);
+
+/// Any other node: the same node over its lowered children (expr/walk.hpp's protocol).
+template <class E, class Ctx, std::enable_if_t<!is_leaf_node_v<E>, int> = 0>
+auto lower(const E& e, const Ctx& ctx) {
+  using Children = children_t<E>;
+  return lower_children(e, children(e), ctx,
+                        std::make_index_sequence<std::tuple_size_v<Children>>{});
 }
-template <class Op, class L, class R, class Ctx>
-auto lower(const Binary<Op, L, R>& b, const Ctx& ctx) {
-  using LL = decltype(lower(b.lhs, ctx));
-  using LR = decltype(lower(b.rhs, ctx));
-  return Binary<Op, LL, LR>{{}, b.op, lower(b.lhs, ctx), lower(b.rhs, ctx)};
-}
-template <class C, class A, class B, class Ctx>
-auto lower(const Where<C, A, B>& w, const Ctx& ctx) {
-  using LC = decltype(lower(w.cond, ctx));
-  using LA = decltype(lower(w.if_true, ctx));
-  using LB = decltype(lower(w.if_false, ctx));
-  return Where<LC, LA, LB>{{}, lower(w.cond, ctx), lower(w.if_true, ctx), lower(w.if_false, ctx)};
+template <class E, class Children, class Ctx, std::size_t... I>
+auto lower_children(const E& e, const Children& c, const Ctx& ctx, std::index_sequence<I...>) {
+  return rebuild(e, lower(std::get<I>(c), ctx)...);
 }
 
 }  // namespace kfuse::detail

@@ -19,7 +19,13 @@
 #include <utility>
 #include <vector>
 
+#include <boost/hana/at.hpp>
+#include <boost/hana/core/to.hpp>
+#include <boost/hana/filter.hpp>
 #include <boost/hana/for_each.hpp>
+#include <boost/hana/length.hpp>
+#include <boost/hana/range.hpp>
+#include <boost/hana/unpack.hpp>
 
 #include "kfuse/exec/ghost_imports.hpp"
 #include "kfuse/exec/group.hpp"
@@ -198,8 +204,9 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   /// Runs the program on the current binding; returns when done.
   void operator()() {
     Kokkos::Profiling::pushRegion("kfuse:program");
-    boost::hana::for_each(boost::hana::make_range(boost::hana::int_c<0>, boost::hana::int_c<plan::group_count>),
-                          [&](auto g) { run_group<g>(boost::hana::at(plan::groups, g), labels_[g]); });
+    boost::hana::for_each(
+        boost::hana::make_range(boost::hana::int_c<0>, boost::hana::int_c<plan::group_count>),
+        [&](auto g) { run_group<g>(typename plan::template group<g>{}, labels_[g]); });
     detail::ExecSpace().fence();  // on a device, the last kernel may still run otherwise
     Kokkos::Profiling::popRegion();
   }
@@ -367,21 +374,19 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   static constexpr std::array<Traffic, plan::group_count> group_traffic() {
     std::array<Traffic, plan::group_count> traffic{};
     constexpr auto sizes = value_sizes(std::index_sequence_for<Args...>{});
-    std::size_t g = 0;
-    boost::hana::for_each(plan::groups, [&](const auto& group) {
+    for (std::size_t g = 0; g < traffic.size(); ++g) {
       typename plan::Mask reads, writes;
-      boost::hana::for_each(group.members, [&](auto i) {
+      for (int i = plan::group_facts[g].first; i < plan::group_facts[g].end; ++i) {
         const auto& f = plan::statement_facts[i];
         reads |= (f.pointwise | f.offset) & ~writes;
         writes |= f.writes;
-      });
-      if (std::decay_t<decltype(group)>::kernel)
+      }
+      if (plan::group_facts[g].kernel)
         for (std::size_t p = 0; p < sizes.size(); ++p) {
           if (reads.test(int(p))) traffic[g].read += sizes[p];
           if (writes.test(int(p))) traffic[g].written += sizes[p];
         }
-      ++g;
-    });
+    }
     return traffic;
   }
   /// The Array at position I of a binding (nullptr: register or unallocated).
@@ -426,7 +431,7 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   const auto* grid_of() const {
     constexpr int D = plan::group_domains[Index];
     const detail::space_t<D>* grid = nullptr;
-    detail::hana::for_each(detail::hana::at_c<Index>(plan::groups).members, [&](auto s) {
+    detail::hana::for_each(plan::template group<Index>::members, [&](auto s) {
       detail::for_each_statement_array(detail::hana::at(statements_, s), [&](auto i, int reach) {
         const auto* a = array_in<i>(*binding_);
         if constexpr (detail::domain_of<std::decay_t<decltype(*a)>>::value == D)
@@ -436,7 +441,7 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
     });
     if constexpr (D == detail::domain::row_map) {
       if (grid == nullptr)  // only products, e.g. reduce(s, sum(A * x)): A's rows
-        detail::hana::for_each(detail::hana::at_c<Index>(plan::groups).members, [&](auto s) {
+        detail::hana::for_each(plan::template group<Index>::members, [&](auto s) {
           detail::with_statement_expr(detail::hana::at(statements_, s), [&](const auto& e) {
             detail::for_each_sparse_product(e, [&](const auto& product) {
               if (grid == nullptr) grid = &detail::matrix_of(product.matrix, Context<D>{&*binding_, nullptr}).range();
@@ -490,7 +495,7 @@ std::vector<std::string>
 Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_labels() const {
   std::vector<std::string> labels;
   auto names = [this](int i) { return name_of(i); };
-  detail::hana::for_each(plan::groups, [&](const auto& group) {
+  plan::for_each_group([&](const auto& group) {
     using G = std::decay_t<decltype(group)>;
     if constexpr (!G::kernel) {
       labels.emplace_back();
@@ -529,10 +534,9 @@ auto Program<Policy, Statements, std::tuple<Args...>, UserCount>::make_binding(
 
   // Per kernel group: one grid (or row map) for all its arrays, shifts within
   // the halo; memory temporaries are allocated on their first group's grid.
-  detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>, detail::hana::int_c<plan::group_count>), [&](auto index) {
-    const auto& group = detail::hana::at(plan::groups, index);
+  plan::for_each_group([&](const auto& group) {
     using G = std::decay_t<decltype(group)>;
-    constexpr int D = plan::group_domains[index];
+    constexpr int D = plan::group_domains[G::index];
     if constexpr (G::kernel && detail::has_space(D)) {
       std::optional<detail::space_t<D>> grid;
       int grid_position = -1;
@@ -694,7 +698,7 @@ std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::explain
       << " kernel(s), " << allreduce_count << " allreduce(s), " << exchange_count
       << " exchange point(s) per run\n";
   int g = 0;
-  hana::for_each(plan::groups, [&](const auto& group) {
+  plan::for_each_group([&](const auto& group) {
     using G = std::decay_t<decltype(group)>;
     if constexpr (G::kernel) {
       const int domain = plan::group_domains[g];
@@ -749,7 +753,7 @@ std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::to_dot(
   auto names = [this](int i) { return name_of(i); };
   out << "digraph kfuse {\n  node [shape=box];\n";
   int g = 0;
-  hana::for_each(plan::groups, [&](const auto& group) {
+  plan::for_each_group([&](const auto& group) {
     out << "  subgraph cluster_" << g << " {\n    label=\"" << (labels_[g].empty() ? "host" : labels_[g])
         << "\";\n";
     hana::for_each(group.members, [&](auto i) {

@@ -4,82 +4,110 @@
 // intermediate, like an array library without fusion.
 #pragma once
 
+#include <array>
+#include <cstddef>
+#include <tuple>
+#include <utility>
+
+#include <boost/hana/append.hpp>
+#include <boost/hana/at.hpp>
 #include <boost/hana/concat.hpp>
+#include <boost/hana/flatten.hpp>
+#include <boost/hana/fold_left.hpp>
 #include <boost/hana/tuple.hpp>
 
+#include "kfuse/expr/walk.hpp"
 #include "kfuse/plan/statement.hpp"
 
 namespace kfuse::detail {
 
+/// What the rewrite materialises: every node with children (expr/walk.hpp), and A * x.
 template <class E>
-constexpr bool is_operation_v = is_instance_of_unary<E>::value ||
-                                is_instance_of_binary<E>::value || is_instance_of_where<E>::value ||
-                                is_sparse_product<E>::value;
+constexpr bool is_operation_v = !is_leaf_node_v<E> || is_sparse_product<E>::value;
 
-template <class Next, class E>
-auto materialize(Next next, const E& e);
+/// How many temporaries the rewrite makes for a tree of type E.
+template <class E>
+constexpr int operation_count();
+template <class Children, std::size_t... I>
+constexpr int operation_count_in(std::index_sequence<I...>) {
+  return (0 + ... + operation_count<std::decay_t<std::tuple_element_t<I, Children>>>());
+}
+template <class E>
+constexpr int operation_count() {
+  using Children = children_t<E>;
+  return (is_operation_v<E> ? 1 : 0) +
+         operation_count_in<Children>(std::make_index_sequence<std::tuple_size_v<Children>>{});
+}
 
-/// Replaces the operation children of `e` by temporaries.
-/// Returns (statements computing them, rebuilt e, next free position).
-template <class Next, class E>
-auto materialize_children(Next next, const E& e) {
-  if constexpr (is_instance_of_unary<E>::value) {
-    auto a = materialize(next, e.arg);
-    auto node = Unary<typename std::decay_t<decltype(e.op)>, std::decay_t<decltype(hana::at_c<1>(a))>>{
-        {}, e.op, hana::at_c<1>(a)};
-    return hana::make_tuple(hana::at_c<0>(a), node, hana::at_c<2>(a));
-  } else if constexpr (is_instance_of_binary<E>::value) {
-    auto l = materialize(next, e.lhs);
-    auto r = materialize(hana::at_c<2>(l), e.rhs);
-    auto node = Binary<std::decay_t<decltype(e.op)>, std::decay_t<decltype(hana::at_c<1>(l))>,
-                       std::decay_t<decltype(hana::at_c<1>(r))>>{{}, e.op, hana::at_c<1>(l),
-                                                                 hana::at_c<1>(r)};
-    return hana::make_tuple(hana::concat(hana::at_c<0>(l), hana::at_c<0>(r)), node,
-                            hana::at_c<2>(r));
-  } else if constexpr (is_instance_of_where<E>::value) {
-    auto c = materialize(next, e.cond);
-    auto a = materialize(hana::at_c<2>(c), e.if_true);
-    auto b = materialize(hana::at_c<2>(a), e.if_false);
-    auto node = Where<std::decay_t<decltype(hana::at_c<1>(c))>,
-                      std::decay_t<decltype(hana::at_c<1>(a))>,
-                      std::decay_t<decltype(hana::at_c<1>(b))>>{
-        {}, hana::at_c<1>(c), hana::at_c<1>(a), hana::at_c<1>(b)};
-    return hana::make_tuple(
-        hana::concat(hana::concat(hana::at_c<0>(c), hana::at_c<0>(a)), hana::at_c<0>(b)), node,
-        hana::at_c<2>(b));
+/// Where each child's temporaries start: after those of the children before it.
+template <int Next, class Children, std::size_t... I>
+constexpr std::array<int, sizeof...(I)> child_starts(std::index_sequence<I...>) {
+  std::array<int, sizeof...(I)> start{};
+  int next = Next;
+  ((start[I] = next, next += operation_count<std::decay_t<std::tuple_element_t<I, Children>>>()),
+   ...);
+  return start;
+}
+
+template <int Next, class E>
+auto materialize(const E& e);
+
+template <int Next, class E, class Children, std::size_t... I>
+auto materialize_children_in(const E& e, const Children& c, std::index_sequence<I...>) {
+  [[maybe_unused]] constexpr auto start = child_starts<Next, Children>(std::index_sequence<I...>{});
+  auto parts = hana::make_tuple(materialize<start[I]>(std::get<I>(c))...);
+  return hana::make_tuple(
+      hana::flatten(hana::make_tuple(hana::make_tuple(), hana::at_c<0>(hana::at_c<I>(parts))...)),
+      rebuild(e, hana::at_c<1>(hana::at_c<I>(parts))...));
+}
+
+/// Replaces the operation children of `e` by temporaries numbered from Next, children
+/// first, depth first. Returns (statements computing them, rebuilt e).
+template <int Next, class E>
+auto materialize_children(const E& e) {
+  if constexpr (is_leaf_node_v<E>) {
+    return hana::make_tuple(hana::make_tuple(), e);
   } else {
-    return hana::make_tuple(hana::make_tuple(), e, next);
+    using Children = children_t<E>;
+    return materialize_children_in<Next>(e, children(e),
+                                         std::make_index_sequence<std::tuple_size_v<Children>>{});
   }
 }
 
-/// An operation becomes `t = op(...)` and is replaced by t; leaves stay.
-template <class Next, class E>
-auto materialize(Next next, const E& e) {
+/// An operation becomes `t = op(...)` (t: the position after its children's temporaries)
+/// and is replaced by t; leaves stay. Returns (statements, replacement).
+template <int Next, class E>
+auto materialize(const E& e) {
   if constexpr (is_operation_v<E>) {
-    auto inner = materialize_children(next, e);
-    constexpr int position = std::decay_t<decltype(hana::at_c<2>(inner))>::value;
+    auto inner = materialize_children<Next>(e);
+    constexpr int position = Next + operation_count<E>() - 1;
     using Temp = TempParam<position, typename E::value_type, E::strict>;
     auto statement = Assign<Temp, std::decay_t<decltype(hana::at_c<1>(inner))>>{Temp{}, hana::at_c<1>(inner)};
-    return hana::make_tuple(hana::append(hana::at_c<0>(inner), statement), Temp{},
-                            hana::int_c<position + 1>);
+    return hana::make_tuple(hana::append(hana::at_c<0>(inner), statement), Temp{});
   } else {
-    return hana::make_tuple(hana::make_tuple(), e, next);
+    return hana::make_tuple(hana::make_tuple(), e);
   }
 }
 
-/// One statement, split: (statements, next free position).
+/// One statement, split: (statements, next free position). The root operation stays in
+/// the statement; its children are materialised.
 template <class Next, class Target, class E>
-auto split_statement(Next next, const Assign<Target, E>& s) {
-  auto inner = materialize_children(next, s.expr);
+auto split_statement(Next, const Assign<Target, E>& s) {
+  auto inner = materialize_children<Next::value>(s.expr);
   auto root = Assign<Target, std::decay_t<decltype(hana::at_c<1>(inner))>>{s.target, hana::at_c<1>(inner)};
-  return hana::make_tuple(hana::append(hana::at_c<0>(inner), root), hana::at_c<2>(inner));
+  constexpr int made = operation_count<E>() - (is_operation_v<E> ? 1 : 0);
+  return hana::make_tuple(hana::append(hana::at_c<0>(inner), root),
+                          hana::int_c<Next::value + made>);
 }
-template <class Next, class Target, class Op, class E, class F>
-auto split_statement(Next next, const Reduce<Target, Reduction<Op, E, F>>& s) {
-  auto inner = materialize_children(next, s.reduction.arg);
-  using Arg = std::decay_t<decltype(hana::at_c<1>(inner))>;
-  auto root = Reduce<Target, Reduction<Op, Arg, F>>{s.target, {{}, hana::at_c<1>(inner)}};
-  return hana::make_tuple(hana::append(hana::at_c<0>(inner), root), hana::at_c<2>(inner));
+template <class Next, class Target, class R>
+auto split_statement(Next, const Reduce<Target, R>& s) {
+  using E = std::decay_t<decltype(s.reduction.arg)>;
+  auto inner = materialize_children<Next::value>(s.reduction.arg);
+  auto reduction = rebuild(s.reduction, hana::at_c<1>(inner));
+  auto root = Reduce<Target, decltype(reduction)>{s.target, reduction};
+  constexpr int made = operation_count<E>() - (is_operation_v<E> ? 1 : 0);
+  return hana::make_tuple(hana::append(hana::at_c<0>(inner), root),
+                          hana::int_c<Next::value + made>);
 }
 template <class Next, class Target, class E>
 auto split_statement(Next next, const ScalarAssign<Target, E>& s) {

@@ -3,6 +3,7 @@
 // says the value type, symbol names it in explain() and kernel labels.
 #pragma once
 
+#include <tuple>
 #include <type_traits>
 
 #include "kfuse/core/config.hpp"
@@ -88,6 +89,7 @@ KFUSE_COMPARISON_OP(LogicalOr, "||", a || b)
 
 struct Negate {
   static constexpr const char* symbol = "-";
+  static constexpr bool infix = true;  // written before its operand: "-a"
   template <class T>
   using result = T;
   template <class T>
@@ -97,6 +99,7 @@ struct Negate {
 };
 struct LogicalNot {
   static constexpr const char* symbol = "!";
+  static constexpr bool infix = true;
   template <class T>
   using result = bool;
   template <class T>
@@ -215,6 +218,25 @@ struct Binary : ExprTag {
                     static_cast<operand_type>(rhs.eval(p, r)));
   }
 };
+
+// The node protocol (expr/walk.hpp): children(node) names a node's children,
+// rebuild(node, children...) makes the same node over other children.
+template <class Op, class E>
+auto children(const Unary<Op, E>& u) {
+  return std::tie(u.arg);
+}
+template <class Op, class E, class C>
+auto rebuild(const Unary<Op, E>& u, const C& arg) {
+  return Unary<Op, C>{{}, u.op, arg};
+}
+template <class Op, class L, class R>
+auto children(const Binary<Op, L, R>& b) {
+  return std::tie(b.lhs, b.rhs);
+}
+template <class Op, class L, class R, class A, class B>
+auto rebuild(const Binary<Op, L, R>& b, const A& lhs, const B& rhs) {
+  return Binary<Op, A, B>{{}, b.op, lhs, rhs};
+}
 
 /// Checks shared by every operator, so each misuse has one clear message.
 template <class... E>

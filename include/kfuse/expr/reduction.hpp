@@ -5,6 +5,7 @@
 #pragma once
 
 #include <limits>
+#include <tuple>
 #include <type_traits>
 
 #include "kfuse/core/kokkos_compat.hpp"
@@ -75,6 +76,15 @@ struct Reduction : ReductionTag {
   static constexpr int domain = expr_traits<E>::domain;
   E arg;
 };
+
+template <class Op, class E, class F>
+auto children(const Reduction<Op, E, F>& r) {
+  return std::tie(r.arg);
+}
+template <class Op, class E, class F, class C>
+auto rebuild(const Reduction<Op, E, F>&, const C& arg) {
+  return Reduction<Op, C, F>{{}, arg};
+}
 
 template <class E>
 struct is_reduction : std::false_type {};

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -105,6 +106,10 @@ struct Flexible : ExprTag {
     return inner.eval(p, r);
   }
 };
+template <class E>
+auto children(const Flexible<E>& f) {
+  return std::tie(f.inner);
+}
 
 template <class E>
 struct is_scalar_param : std::false_type {};

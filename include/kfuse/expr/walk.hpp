@@ -1,9 +1,11 @@
-// Walking expression trees: children(node) names a node's children, and the
-// walkers below are written once on top of it, for user-facing trees
-// (for_each_leaf, lowering's run-time checks) and lowered kernel bodies
-// (the facts a launch checks, see exec/kernel.hpp) alike. A node kind with
-// children declares a `children` overload next to its definition; anything
-// else is a leaf.
+// Walking expression trees. The node protocol: a node kind with children
+// declares, next to its definition, `children(node)` (its children, as a
+// tuple of references) and, if it is rebuilt by lowering or the Unfused
+// rewrite, `rebuild(node, children...)` (the same node over other children);
+// anything else is a leaf. The walkers below, and every pass written on them
+// (what a statement reads, plan/access.hpp; lowering; the Unfused rewrite;
+// kernel view slots; explain()'s text), work for every node kind alike, for
+// user-facing trees and lowered kernel bodies (exec/kernel.hpp) alike.
 #pragma once
 
 #include <tuple>
@@ -17,32 +19,11 @@
 
 namespace kfuse::detail {
 
-/// A node's children, as a tuple of references; leaves have none.
+/// A leaf has no children.
 template <class E>
 std::tuple<> children(const E&) {
   return {};
 }
-template <class Op, class E>
-auto children(const Unary<Op, E>& u) {
-  return std::tie(u.arg);
-}
-template <class Op, class L, class R>
-auto children(const Binary<Op, L, R>& b) {
-  return std::tie(b.lhs, b.rhs);
-}
-template <class C, class A, class B>
-auto children(const Where<C, A, B>& w) {
-  return std::tie(w.cond, w.if_true, w.if_false);
-}
-template <class E>
-auto children(const Flexible<E>& f) {
-  return std::tie(f.inner);
-}
-template <class Op, class E, class F>
-auto children(const Reduction<Op, E, F>& r) {
-  return std::tie(r.arg);
-}
-
 template <class E>
 using children_t = decltype(children(std::declval<const E&>()));
 

@@ -1,12 +1,15 @@
 // where(c, a, b): per point, a where c holds, else b (NumPy's where).
 #pragma once
 
+#include <tuple>
+
 #include "kfuse/expr/operation.hpp"
 
 namespace kfuse::detail {
 
 template <class C, class A, class B>
 struct Where : ExprTag {
+  static constexpr const char* symbol = "where";  // explain(), labels
   using value_type = typename common_value<A, B>::type;
   static constexpr bool strict = common_value<A, B>::strict;
   static constexpr int domain = domain::combine(
@@ -20,6 +23,15 @@ struct Where : ExprTag {
                            : static_cast<value_type>(if_false.eval(p, r));
   }
 };
+
+template <class C, class A, class B>
+auto children(const Where<C, A, B>& w) {
+  return std::tie(w.cond, w.if_true, w.if_false);
+}
+template <class C, class A, class B, class X, class Y, class Z>
+auto rebuild(const Where<C, A, B>&, const X& cond, const Y& if_true, const Z& if_false) {
+  return Where<X, Y, Z>{{}, cond, if_true, if_false};
+}
 
 }  // namespace kfuse::detail
 
@@ -36,20 +48,3 @@ auto where(const C& c, const A& a, const B& b) {
 }
 
 }  // namespace kfuse
-
-namespace kfuse::detail {
-
-template <class E>
-struct is_instance_of_unary : std::false_type {};
-template <class Op, class E>
-struct is_instance_of_unary<Unary<Op, E>> : std::true_type {};
-template <class E>
-struct is_instance_of_binary : std::false_type {};
-template <class Op, class L, class R>
-struct is_instance_of_binary<Binary<Op, L, R>> : std::true_type {};
-template <class E>
-struct is_instance_of_where : std::false_type {};
-template <class C, class A, class B>
-struct is_instance_of_where<Where<C, A, B>> : std::true_type {};
-
-}  // namespace kfuse::detail

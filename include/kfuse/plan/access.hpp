@@ -1,31 +1,64 @@
 // Which program parameters an expression reads, and how: the compile-time
-// facts the fusion rules work on. Sets are Boost.Hana sets of
-// hana::int_<position>:
+// facts the fusion rules work on, as sets of parameter positions
+// (PositionMask, one bit a position):
 //   pointwise — arrays/temporaries read at the point itself
 //   offset    — arrays read at a non-zero offset (stencil) or through a
 //               sparse product (A * x): reads that need neighbour data
 //   scalars   — Scalar parameters read
-// Eager leaves (Array, Vector, Scalar handles) are not parameters and add
-// nothing to the sets; array_handles says whether an Array or Vector handle
-// is read (one captured in a program's lambda): the plan cannot tell it from
-// a parameter bound to the same array.
+// One walk over the tree (for_each_read, on expr/walk.hpp's children()) gives
+// them all: only the leaves that read parameters, shifts and sparse products
+// say what they read; every other node reads what its children read.
+// Eager leaves (Array, Vector, Scalar handles) are not parameters and add no
+// position; array_handles says whether an Array or Vector handle is read (one
+// captured in a program's lambda): the plan cannot tell it from a parameter
+// bound to the same array.
 #pragma once
 
-#include <boost/hana/fold_left.hpp>
-#include <boost/hana/set.hpp>
-#include <boost/hana/core/to.hpp>
-#include <boost/hana/tuple.hpp>
-#include <boost/hana/union.hpp>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 
-#include "kfuse/expr/operation.hpp"
-#include "kfuse/expr/reduction.hpp"
 #include "kfuse/expr/sparse_product.hpp"
-#include "kfuse/expr/terminal.hpp"
-#include "kfuse/expr/where.hpp"
+#include "kfuse/expr/walk.hpp"
 
 namespace kfuse::detail {
 
-namespace hana = boost::hana;
+/// A set of parameter positions as bits: position p is bit p % 64 of word p / 64. A plan
+/// takes as many words as its program has positions, so a program has no parameter limit.
+template <int Words>
+struct PositionMask {
+  std::uint64_t word[Words] = {};
+
+  constexpr bool test(int p) const { return (word[p / 64] >> (p % 64)) & 1u; }
+  constexpr void set(int p) { word[p / 64] |= std::uint64_t{1} << (p % 64); }
+  constexpr bool any() const {
+    for (std::uint64_t w : word)
+      if (w != 0) return true;
+    return false;
+  }
+  constexpr int count() const {
+    int n = 0;
+    for (int p = 0; p < 64 * Words; ++p) n += test(p) ? 1 : 0;
+    return n;
+  }
+  constexpr PositionMask& operator|=(const PositionMask& other) {
+    for (int k = 0; k < Words; ++k) word[k] |= other.word[k];
+    return *this;
+  }
+  friend constexpr PositionMask operator|(PositionMask a, const PositionMask& b) { return a |= b; }
+  friend constexpr PositionMask operator&(PositionMask a, const PositionMask& b) {
+    for (int k = 0; k < Words; ++k) a.word[k] &= b.word[k];
+    return a;
+  }
+  friend constexpr PositionMask operator~(PositionMask a) {
+    for (std::uint64_t& w : a.word) w = ~w;
+    return a;
+  }
+};
+
+/// How a leaf reads what it reads.
+enum class Read { pointwise, offset, scalar, array_handle };
 
 template <class E>
 constexpr bool is_array_handle() {
@@ -35,85 +68,93 @@ constexpr bool is_array_handle() {
     return false;
 }
 
-/// Leaves that read no parameter (constants, indices, eager handles).
-template <class E, class = void>
+template <class E, class F>
+constexpr void for_each_read(F& f, bool at_offset = false);
+
+template <class Children, class F, std::size_t... I>
+constexpr void for_each_child_read(F& f, bool at_offset, std::index_sequence<I...>) {
+  (for_each_read<std::decay_t<std::tuple_element_t<I, Children>>>(f, at_offset), ...);
+}
+
+/// Calls f(position, Read) for every parameter a tree of type E reads, and
+/// f(-1, Read::array_handle) for every Array or Vector handle in it (at compile time).
+/// `at_offset`: the tree is read away from the point (under a shift or as A * x's x).
+template <class E, class F>
+constexpr void for_each_read(F& f, bool at_offset) {
+  if constexpr (is_array_param<E>::value) {
+    f(E::index, at_offset ? Read::offset : Read::pointwise);
+  } else if constexpr (is_scalar_param<E>::value) {
+    f(E::index, Read::scalar);
+  } else if constexpr (is_shifted<E>::value) {  // shift<0, 0>(u) is a pointwise read
+    for_each_read<typename E::leaf_type>(f, at_offset || !E::pointwise);
+  } else if constexpr (is_sparse_product<E>::value) {
+    // A * x reads x at other rows (and ranks). The matrix is read-only: not tracked.
+    for_each_read<std::decay_t<decltype(std::declval<E>().x)>>(f, true);
+  } else if constexpr (is_leaf_node_v<E>) {
+    if constexpr (is_array_handle<E>()) f(-1, Read::array_handle);
+  } else {
+    using Children = children_t<E>;
+    for_each_child_read<Children>(f, at_offset,
+                                  std::make_index_sequence<std::tuple_size_v<Children>>{});
+  }
+}
+
+/// What an expression reads, as masks of Words words.
+template <int Words>
 struct Access {
-  static constexpr auto pointwise = hana::make_set();
-  static constexpr auto offset = hana::make_set();
-  static constexpr auto scalars = hana::make_set();
-  static constexpr bool array_handles = is_array_handle<E>();
+  PositionMask<Words> pointwise, offset, scalars;
+  bool array_handles = false;
+
+  constexpr void operator()(int position, Read read) {
+    switch (read) {
+      case Read::pointwise:
+        pointwise.set(position);
+        break;
+      case Read::offset:
+        offset.set(position);
+        break;
+      case Read::scalar:
+        scalars.set(position);
+        break;
+      case Read::array_handle:
+        array_handles = true;
+        break;
+    }
+  }
 };
 
-template <int I, class T, int N>
-struct Access<ArrayParam<I, T, N>> {
-  static constexpr auto pointwise = hana::make_set(hana::int_c<I>);
-  static constexpr auto offset = hana::make_set();
-  static constexpr auto scalars = hana::make_set();
-  static constexpr bool array_handles = false;
-};
-template <int I, class T, bool S>
-struct Access<TempParam<I, T, S>> : Access<ArrayParam<I, T, 1>> {};
+template <int Words, class E>
+constexpr Access<Words> access_of() {
+  Access<Words> access;
+  for_each_read<E>(access);
+  return access;
+}
 
-template <int I, class T>
-struct Access<ScalarParam<I, T>> {
-  static constexpr auto pointwise = hana::make_set();
-  static constexpr auto offset = hana::make_set();
-  static constexpr auto scalars = hana::make_set(hana::int_c<I>);
-  static constexpr bool array_handles = false;
+struct OffsetReadOf {
+  int position;
+  bool found = false;
+  constexpr void operator()(int p, Read read) {
+    found = found || (p == position && read == Read::offset);
+  }
 };
-
-template <bool Centred, class Leaf>
-struct ShiftedAccess {  // shift<0, 0>(u) is a pointwise read
-  static constexpr auto pointwise = Access<Leaf>::pointwise;
-  static constexpr auto offset = hana::make_set();
-  static constexpr auto scalars = hana::make_set();
-  static constexpr bool array_handles = Access<Leaf>::array_handles;
-};
-template <class Leaf>
-struct ShiftedAccess<false, Leaf> {
-  static constexpr auto pointwise = hana::make_set();
-  static constexpr auto offset = Access<Leaf>::pointwise;
-  static constexpr auto scalars = hana::make_set();
-  static constexpr bool array_handles = Access<Leaf>::array_handles;
-};
-template <class Leaf, int... O>
-struct Access<Shifted<Leaf, O...>> : ShiftedAccess<Shifted<Leaf, O...>::pointwise, Leaf> {};
-
-/// Nodes: the union of their children's accesses.
-template <class... Children>
-struct AccessUnion {
-  static constexpr auto pointwise = hana::fold_left(
-      hana::make_tuple(Access<Children>::pointwise...), hana::make_set(), hana::union_);
-  static constexpr auto offset = hana::fold_left(hana::make_tuple(Access<Children>::offset...),
-                                                 hana::make_set(), hana::union_);
-  static constexpr auto scalars = hana::fold_left(hana::make_tuple(Access<Children>::scalars...),
-                                                  hana::make_set(), hana::union_);
-  static constexpr bool array_handles = (Access<Children>::array_handles || ...);
-};
-
-/// A * x reads x at other rows (and ranks): an offset read. The matrix is
-/// read-only, so the planner does not track it.
-template <class M, class X>
-struct Access<SparseProduct<M, X>> {
-  static constexpr auto pointwise = hana::make_set();
-  static constexpr auto offset = Access<X>::pointwise;
-  static constexpr auto scalars = hana::make_set();
-  static constexpr bool array_handles = Access<X>::array_handles;
-};
-
-template <class Op, class E>
-struct Access<Unary<Op, E>> : AccessUnion<E> {};
-template <class Op, class L, class R>
-struct Access<Binary<Op, L, R>> : AccessUnion<L, R> {};
-template <class C, class A, class B>
-struct Access<Where<C, A, B>> : AccessUnion<C, A, B> {};
-template <class Op, class E, class F>
-struct Access<Reduction<Op, E, F>> : AccessUnion<E> {};
 
 template <class E>
 constexpr bool reads_at_offset(int position) {
-  return hana::fold_left(hana::to_tuple(Access<E>::offset), false,
-                         [position](bool found, auto i) { return found || decltype(i)::value == position; });
+  OffsetReadOf search{position};
+  for_each_read<E>(search);
+  return search.found;
+}
+
+struct ArrayHandleRead {
+  bool found = false;
+  constexpr void operator()(int, Read read) { found = found || read == Read::array_handle; }
+};
+
+template <class E>
+constexpr bool reads_array_handles() {
+  ArrayHandleRead search;
+  for_each_read<E>(search);
+  return search.found;
 }
 
 }  // namespace kfuse::detail

@@ -2,11 +2,30 @@
 // labels. Placeholders are named through a callback (position -> label).
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
+#include "kfuse/expr/walk.hpp"
 #include "kfuse/plan/statement.hpp"
 
 namespace kfuse::detail {
+
+template <class Op, class = void>
+struct has_infix : std::false_type {};
+template <class Op>
+struct has_infix<Op, std::void_t<decltype(Op::infix)>> : std::true_type {};
+/// Whether an operation is written between its operands ("a + b") or before one ("-a").
+template <class Op>
+constexpr bool is_infix() {
+  if constexpr (has_infix<Op>::value)
+    return Op::infix;
+  else
+    return false;
+}
 
 template <class T, class Names>
 std::string describe(const Constant<T>& c, const Names&) {
@@ -63,27 +82,43 @@ std::string describe(const Shifted<Leaf, O...>& s, const Names& names) {
   ((offsets += (offsets.empty() ? "" : ",") + std::to_string(O)), ...);
   return "shift<" + offsets + ">(" + describe(s.leaf, names) + ")";
 }
-template <class Op, class E, class Names>
-std::string describe(const Unary<Op, E>& u, const Names& names) {
-  if constexpr (std::is_same_v<Op, PowInt>)
-    return "pow(" + describe(u.arg, names) + ", " + std::to_string(u.op.exponent) + ")";
-  else if constexpr (std::is_same_v<Op, Negate> || std::is_same_v<Op, LogicalNot>)
-    return std::string(Op::symbol) + describe(u.arg, names);
-  else
-    return std::string(Op::symbol) + "(" + describe(u.arg, names) + ")";
+template <class E, class Names>
+std::string describe(const Unary<PowInt, E>& u, const Names& names) {  // the exponent is data
+  return "pow(" + describe(u.arg, names) + ", " + std::to_string(u.op.exponent) + ")";
 }
-template <class Op, class L, class R, class Names>
-std::string describe(const Binary<Op, L, R>& b, const Names& names) {
-  if constexpr (Op::infix)
-    return "(" + describe(b.lhs, names) + " " + Op::symbol + " " + describe(b.rhs, names) + ")";
-  else
-    return std::string(Op::symbol) + "(" + describe(b.lhs, names) + ", " +
-           describe(b.rhs, names) + ")";
+
+/// The symbol of a node: its operation's (Unary, Binary) or its own (Where).
+template <class N, class = void>
+struct node_symbol {
+  static constexpr const char* symbol = N::symbol;
+  static constexpr bool infix = false;
+};
+template <class N>
+struct node_symbol<N, std::void_t<decltype(std::declval<N>().op)>> {
+  using Op = decltype(std::declval<N>().op);
+  static constexpr const char* symbol = Op::symbol;
+  static constexpr bool infix = is_infix<Op>();
+};
+
+template <class Children, class Names, std::size_t... I>
+std::vector<std::string> describe_children(const Children& c, const Names& names,
+                                           std::index_sequence<I...>) {
+  return {describe(std::get<I>(c), names)...};
 }
-template <class C, class A, class B, class Names>
-std::string describe(const Where<C, A, B>& w, const Names& names) {
-  return "where(" + describe(w.cond, names) + ", " + describe(w.if_true, names) + ", " +
-         describe(w.if_false, names) + ")";
+
+/// Any other node, from its symbol: "(a + b)" and "-a" for infix operations, "f(a, b)" else.
+template <class E, class Names, std::enable_if_t<!is_leaf_node_v<E>, int> = 0>
+std::string describe(const E& e, const Names& names) {
+  using Children = children_t<E>;
+  const auto args = describe_children(children(e), names,
+                                      std::make_index_sequence<std::tuple_size_v<Children>>{});
+  const std::string symbol = node_symbol<E>::symbol;
+  if (node_symbol<E>::infix && args.size() == 1) return symbol + args[0];
+  if (node_symbol<E>::infix && args.size() == 2)
+    return "(" + args[0] + " " + symbol + " " + args[1] + ")";
+  std::string text = symbol + "(";
+  for (std::size_t k = 0; k < args.size(); ++k) text += (k == 0 ? "" : ", ") + args[k];
+  return text + ")";
 }
 template <class Op, class E, class F, class Names>
 std::string describe(const Reduction<Op, E, F>& r, const Names& names) {

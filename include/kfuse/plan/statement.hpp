@@ -14,6 +14,8 @@
 
 namespace kfuse::detail {
 
+namespace hana = boost::hana;
+
 template <class Target, class E>
 struct Assign {
   Target target;
