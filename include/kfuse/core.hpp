@@ -8,4 +8,5 @@
 #include "kfuse/core/kokkos_compat.hpp"
 #include "kfuse/core/sizes.hpp"
 #include "kfuse/core/spaces.hpp"
+#include "kfuse/core/static_for.hpp"
 #include "kfuse/core/view.hpp"

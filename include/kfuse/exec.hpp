@@ -7,4 +7,3 @@
 #include "kfuse/exec/lower.hpp"
 #include "kfuse/exec/program.hpp"
 #include "kfuse/exec/space.hpp"
-#include "kfuse/exec/unfused.hpp"

@@ -5,3 +5,4 @@
 #include "kfuse/plan/plan.hpp"
 #include "kfuse/plan/policy.hpp"
 #include "kfuse/plan/statement.hpp"
+#include "kfuse/plan/unfused.hpp"

@@ -1,6 +1,7 @@
 // Eager statements: `a = expr;` (Array::operator=) and kfuse::eval(reduction)
-// run at once as one kernel (plus a halo exchange if a stencil read needs
-// one), and return when it is done, as a program does: on a GPU the host and
+// run at once as one kernel (after the halo exchange or ghost import its
+// reads need, through the programs' runner, run_exchanged, not overlapped),
+// and return when it is done, as a program does: on a GPU the host and
 // MPI may then read the target. A target that is also read at an offset gets
 // NumPy semantics: the right side is computed into a temporary first, then
 // copied.
@@ -27,20 +28,6 @@ struct EagerContext {
   index_t index_offset(int d) const { return detail::index_offset(*grid, d); }
 };
 
-/// What refreshes the neighbour data an eager statement reads: halo
-/// exchanges on grids, ghost imports of sparse products on row maps.
-template <int D>
-struct eager_exchange {
-  using type = HaloExchange<D>;
-};
-struct EagerImports : GhostImports {
-  explicit EagerImports(const RowMap&) {}
-};
-template <>
-struct eager_exchange<domain::row_map> {
-  using type = EagerImports;
-};
-
 /// Whether `a` is the statement's target (never when the target has another
 /// type, or there is none). A named function: nvcc rejects `*target` on a
 /// `const void*` in for_each_leaf's generic lambda even where `if constexpr`
@@ -59,8 +46,8 @@ bool is_target(const A& a, const Target* target) {
 /// rank throws on all), collects stale stencil reads into `exchange`, and
 /// reports whether `target` (if any) is read at an offset.
 template <int D, class E, class Target>
-bool prepare_leaves(const char* api, const E& e, const space_t<D>& space,
-                    typename eager_exchange<D>::type& exchange, const Target* target) {
+bool prepare_leaves(const char* api, const E& e, const space_t<D>& space, exchange_t<D>& exchange,
+                    const Target* target) {
   bool aliased = false;
   std::vector<const void*> added;
   auto check = [&](const auto& a, int reach) {
@@ -157,9 +144,8 @@ void eager_assign_to(const char* api, Target& target, const Expr& expr) {
       return;
     }
   }
-  typename eager_exchange<D>::type exchange(space);
+  exchange_t<D> exchange(space);
   const bool aliased = prepare_leaves<D>(api, e, space, exchange, &target);
-  if (!exchange.empty()) exchange.run();
   EagerContext<D> ctx{&space};
   const std::string label = "kfuse:group[assign " + target.label() + "]";
   const auto value = lower(e, ctx);
@@ -168,15 +154,15 @@ void eager_assign_to(const char* api, Target& target, const Expr& expr) {
     // Not the collective constructor: whether the target is aliased is this
     // rank's view (the same on every rank for the same handles).
     Target scratch(space, target.label() + ".rhs", local_errors);
-    run_kernel<R>(label, owned_box(space),
-                  make_statement_list(StoreView<T, R, V>{scratch.view(), value}), space.comm());
+    run_exchanged<D>(label, space, make_statement_list(StoreView<T, R, V>{scratch.view(), value}),
+                     exchange, false);
     const auto copy = lower(scratch, ctx);
     using C = std::decay_t<decltype(copy)>;
     run_kernel<R>(label + ":copy", owned_box(space),
                   make_statement_list(StoreView<T, R, C>{target.view(), copy}), space.comm());
   } else {
-    run_kernel<R>(label, owned_box(space),
-                  make_statement_list(StoreView<T, R, V>{target.view(), value}), space.comm());
+    run_exchanged<D>(label, space, make_statement_list(StoreView<T, R, V>{target.view(), value}),
+                     exchange, false);
   }
   target.mark_halo_stale();
   ExecSpace().fence();  // on a device, the kernel may still run otherwise
@@ -206,16 +192,15 @@ auto eval(const E& e) {
     static_assert(has_space(D), "kfuse::eval(r): r must reduce over Array or Vector expressions");
     const auto grid = first_space(e.arg);
     if (!grid) throw Error("kfuse::eval: the reduction reads no array, so its grid is unknown");
-    typename eager_exchange<D>::type exchange(*grid);
+    exchange_t<D> exchange(*grid);
     prepare_leaves<D, decltype(e.arg), void>("kfuse::eval", e.arg, *grid, exchange, nullptr);
-    if (!exchange.empty()) exchange.run();
     EagerContext<D> ctx{&*grid};
     const auto value = lower(e.arg, ctx);
     using Op = typename E::op_type;
-    const auto acc = run_kernel<kernel_rank<D>>(
-        "kfuse:group[eval " + std::string(Op::symbol) + "]", owned_box(*grid),
-        make_statement_list(Accumulate<0, Op, T, std::decay_t<decltype(value)>>{value}),
-        grid->comm());
+    const auto acc = run_exchanged<D>(
+        "kfuse:group[eval " + std::string(Op::symbol) + "]", *grid,
+        make_statement_list(Accumulate<0, Op, T, std::decay_t<decltype(value)>>{value}), exchange,
+        false);
     return E::finish_type::apply(accumulator_of<0>(acc));
   } else {
     static_assert(is_operand_v<E> && expr_traits<node_t<E>>::domain == domain::scalar,

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "kfuse/dist/halo_exchange.hpp"
 #include "kfuse/exec/lower.hpp"
 #include "kfuse/exec/space.hpp"
 
@@ -26,6 +27,10 @@ void for_each_sparse_product(const E& e, F&& f) {
 class GhostImports {
  public:
   using rows_view = Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace>;
+
+  GhostImports() = default;
+  /// Made from the row map it serves, as every index space's exchange is (exchange_t).
+  explicit GhostImports(const RowMap&) {}
 
   /// Checks that x lies on A's columns and the group's rows on A's rows,
   /// then schedules x's import unless its ghosts are current.
@@ -99,6 +104,20 @@ class GhostImports {
   };
   std::vector<Pending> pending_;
 };
+
+/// The exchange that refreshes the neighbour data read on index space D, made from the
+/// space: halo exchanges on grids, ghost imports of sparse products on row maps. Both
+/// offer add, empty, run, start/finish and what an overlapped launch needs.
+template <int D>
+struct exchange_of {
+  using type = HaloExchange<D>;
+};
+template <>
+struct exchange_of<domain::row_map> {
+  using type = GhostImports;
+};
+template <int D>
+using exchange_t = typename exchange_of<D>::type;
 
 /// Schedules the imports of every product in `e` (resolving placeholders
 /// through ctx); `rows`: the row map the statement runs on, if known.

@@ -18,6 +18,7 @@
 #include "kfuse/dist/halo_exchange.hpp"
 #include "kfuse/exec/kernel.hpp"
 #include "kfuse/exec/lower.hpp"
+#include "kfuse/exec/space.hpp"
 #include "kfuse/plan/describe.hpp"
 #include "kfuse/plan/plan.hpp"
 #include "kfuse/plan/statement.hpp"
@@ -343,6 +344,28 @@ auto run_rows_overlapped(const std::string& label, const List& list, const Comm&
   if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>)
     comm.allreduce_joined(acc);
   return acc;
+}
+
+/// Runs a group's lowered statements over the owned points of `space` (a grid or a row
+/// map) after `exchange` (exchange_t<D>) has brought the neighbour data they read up to
+/// date: while the interior points run, where `overlap` and the space allow it (the
+/// space's GridOptions::overlap on grids, a single import on row maps), else before the
+/// launch. The one runner of programs and eager statements alike.
+template <int D, class List, class Exchange, class Views = NoViews>
+auto run_exchanged(const std::string& label, const space_t<D>& space, const List& list,
+                   Exchange& exchange, bool overlap, const Views& views = {}) {
+  if (!exchange.empty()) {
+    if constexpr (D == domain::row_map) {
+      if (overlap && exchange.can_overlap())
+        return run_rows_overlapped(label, list, space.comm(), exchange, views);
+    } else {
+      if (overlap && space.overlap())
+        return run_kernel_overlapped<D>(label, owned_box(space), list, space.comm(), exchange,
+                                        space.halo(), views);
+    }
+    exchange.run();
+  }
+  return run_kernel<kernel_rank<D>>(label, owned_box(space), list, space.comm(), views);
 }
 
 /// Stores each reduction of a group into its Scalar (after finishing it).

@@ -24,14 +24,14 @@
 #include <boost/hana/filter.hpp>
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/length.hpp>
-#include <boost/hana/range.hpp>
 #include <boost/hana/unpack.hpp>
 
+#include "kfuse/core/static_for.hpp"
 #include "kfuse/exec/ghost_imports.hpp"
 #include "kfuse/exec/group.hpp"
 #include "kfuse/exec/space.hpp"
-#include "kfuse/exec/unfused.hpp"
 #include "kfuse/plan/plan.hpp"
+#include "kfuse/plan/unfused.hpp"
 
 namespace kfuse {
 
@@ -204,8 +204,7 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   /// Runs the program on the current binding; returns when done.
   void operator()() {
     Kokkos::Profiling::pushRegion("kfuse:program");
-    boost::hana::for_each(
-        boost::hana::make_range(boost::hana::int_c<0>, boost::hana::int_c<plan::group_count>),
+    detail::static_for<plan::group_count>(
         [&](auto g) { run_group<g>(typename plan::template group<g>{}, labels_[g]); });
     detail::ExecSpace().fence();  // on a device, the last kernel may still run otherwise
     Kokkos::Profiling::popRegion();
@@ -322,7 +321,7 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
                                       "communicators; bind arguments of one communicator");
       }
     };
-    detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>, detail::hana::int_c<int(sizeof...(Args))>), [&](auto i) {
+    detail::static_for<int(sizeof...(Args))>([&](auto i) {
       using A = std::tuple_element_t<i, ArgTuple>;
       const auto& arg = std::get<i>(args);
       if constexpr (detail::is_matrix_operand<A>::value)
@@ -338,7 +337,7 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   bool same_spaces(const ArgTuple& args) const {
     if (!binding_) return false;
     bool same = true;
-    detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>, detail::hana::int_c<int(sizeof...(Args))>), [&](auto i) {
+    detail::static_for<int(sizeof...(Args))>([&](auto i) {
       using A = std::tuple_element_t<i, ArgTuple>;
       if constexpr (detail::is_space_handle<A>::value)
         same = same && detail::space_of(std::get<i>(args)) == detail::space_of(std::get<i>(*binding_));
@@ -454,12 +453,11 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   /// Whether group g's exchange overlaps its interior points.
   bool overlapped(int g) const {
     bool result = false;
-    detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>, detail::hana::int_c<plan::group_count>),
-                           [&](auto index) {
-                             constexpr int N = plan::group_domains[index];
-                             if constexpr (N >= 1 && N <= 3)
-                               if (int(index) == g) result = grid_of<index>()->overlap();
-                           });
+    detail::static_for<plan::group_count>([&](auto index) {
+      constexpr int N = plan::group_domains[index];
+      if constexpr (N >= 1 && N <= 3)
+        if (int(index) == g) result = grid_of<index>()->overlap();
+    });
     return result;
   }
 
@@ -477,16 +475,14 @@ namespace kfuse {
 template <class Policy, class Statements, class... Args, int UserCount>
 std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::name_of(int position) const {
   std::string name;
-  detail::hana::for_each(detail::hana::make_range(detail::hana::int_c<0>,
-                                                  detail::hana::int_c<int(sizeof...(Args))>),
-                         [&](auto i) {
-                           if (int(i) != position) return;
-                           using A = std::tuple_element_t<i, ArgTuple>;
-                           if constexpr (detail::is_temporary_tag<A>::value)
-                             name = (int(i) < UserCount ? "temporary" : "t") + std::to_string(int(i));
-                           else
-                             name = std::get<i>(*binding_).label();
-                         });
+  detail::static_for<int(sizeof...(Args))>([&](auto i) {
+    if (int(i) != position) return;
+    using A = std::tuple_element_t<i, ArgTuple>;
+    if constexpr (detail::is_temporary_tag<A>::value)
+      name = (int(i) < UserCount ? "temporary" : "t") + std::to_string(int(i));
+    else
+      name = std::get<i>(*binding_).label();
+  });
   return name;
 }
 
@@ -647,34 +643,23 @@ void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
     Context<D> ctx{&*binding_, grid};
     const auto list = detail::lower_group(statements_, group.members, ctx);
     const auto views = detail::group_views(list, ctx);
-    const auto box = detail::owned_box(*grid);
     const auto acc = [&] {
+      detail::exchange_t<D> exchange(*grid);
       if constexpr (D == detail::domain::row_map) {
         // Ghost imports of the products whose vectors are stale for their matrix.
-        detail::GhostImports imports;
         hana::for_each(group.members, [&](auto s) {
           detail::with_statement_expr(hana::at(statements_, s), [&](const auto& e) {
-            detail::collect_imports("kfuse::fuse", e, ctx, grid, imports);
+            detail::collect_imports("kfuse::fuse", e, ctx, grid, exchange);
           });
         });
-        if (imports.can_overlap())
-          return detail::run_rows_overlapped(label, list, grid->comm(), imports, views);
-        imports.run();
-        return detail::run_kernel<1>(label, box, list, grid->comm(), views);
       } else {
         // Halo exchange for the arrays this group reads at an offset, if stale.
-        HaloExchange<D> exchange(*grid);
-        hana::for_each(hana::to_tuple(group.offsets), [&](auto i) {
+        hana::for_each(group.offsets, [&](auto i) {
           const auto& a = array<i>();
           if (a.halo_stale()) exchange.add(a);
         });
-        if (exchange.empty()) return detail::run_kernel<D>(label, box, list, grid->comm(), views);
-        if (grid->overlap())
-          return detail::run_kernel_overlapped<D>(label, box, list, grid->comm(), exchange,
-                                                  grid->halo(), views);
-        exchange.run();
-        return detail::run_kernel<D>(label, box, list, grid->comm(), views);
       }
+      return detail::run_exchanged<D>(label, *grid, list, exchange, true, views);
     }();
     hana::unpack(group.members, [&](auto... i) {
       detail::store_reductions<0>(statements_, ctx, acc, i...);
@@ -736,7 +721,7 @@ std::string Program<Policy, Statements, std::tuple<Args...>, UserCount>::explain
     }
     ++g;
   });
-  hana::for_each(hana::make_range(hana::int_c<0>, hana::int_c<int(sizeof...(Args))>), [&](auto i) {
+  detail::static_for<int(sizeof...(Args))>([&](auto i) {
     if constexpr (is_temporary<i>)
       out << "temporary " << name_of(i) << ": "
           << (plan::in_register(i) ? "register (never stored)" : "memory (allocated at fuse)")

@@ -82,7 +82,8 @@ auto materialize(const E& e) {
     auto inner = materialize_children<Next>(e);
     constexpr int position = Next + operation_count<E>() - 1;
     using Temp = TempParam<position, typename E::value_type, E::strict>;
-    auto statement = Assign<Temp, std::decay_t<decltype(hana::at_c<1>(inner))>>{Temp{}, hana::at_c<1>(inner)};
+    auto statement =
+        Assign<Temp, std::decay_t<decltype(hana::at_c<1>(inner))>>{Temp{}, hana::at_c<1>(inner)};
     return hana::make_tuple(hana::append(hana::at_c<0>(inner), statement), Temp{});
   } else {
     return hana::make_tuple(hana::make_tuple(), e);
@@ -94,7 +95,8 @@ auto materialize(const E& e) {
 template <class Next, class Target, class E>
 auto split_statement(Next, const Assign<Target, E>& s) {
   auto inner = materialize_children<Next::value>(s.expr);
-  auto root = Assign<Target, std::decay_t<decltype(hana::at_c<1>(inner))>>{s.target, hana::at_c<1>(inner)};
+  auto root =
+      Assign<Target, std::decay_t<decltype(hana::at_c<1>(inner))>>{s.target, hana::at_c<1>(inner)};
   constexpr int made = operation_count<E>() - (is_operation_v<E> ? 1 : 0);
   return hana::make_tuple(hana::append(hana::at_c<0>(inner), root),
                           hana::int_c<Next::value + made>);
@@ -117,13 +119,12 @@ auto split_statement(Next next, const ScalarAssign<Target, E>& s) {
 /// All statements, split; temporaries are numbered from `first`.
 template <class Statements, class First>
 auto split_operations(const Statements& statements, First first) {
-  auto result = hana::fold_left(statements, hana::make_tuple(hana::make_tuple(), first),
-                                [](auto acc, const auto& s) {
-                                  auto part = split_statement(hana::at_c<1>(acc), s);
-                                  return hana::make_tuple(
-                                      hana::concat(hana::at_c<0>(acc), hana::at_c<0>(part)),
-                                      hana::at_c<1>(part));
-                                });
+  auto result = hana::fold_left(
+      statements, hana::make_tuple(hana::make_tuple(), first), [](auto acc, const auto& s) {
+        auto part = split_statement(hana::at_c<1>(acc), s);
+        return hana::make_tuple(hana::concat(hana::at_c<0>(acc), hana::at_c<0>(part)),
+                                hana::at_c<1>(part));
+      });
   return result;
 }
 
