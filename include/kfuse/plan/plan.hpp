@@ -176,35 +176,34 @@ struct Plan {
   using Group = GroupFacts<mask_words>;
   static constexpr int statement_count = decltype(hana::length(std::declval<Statements>()))::value;
 
-  /// Per statement: what it touches, and its group (the fold of the fusion rules).
-  static constexpr std::array<Facts, statement_count> facts() {
-    auto out = facts_of_statements<mask_words, Statements>(
-        std::make_index_sequence<std::size_t(statement_count)>{});
-    Group last;
-    int group = -1;
+  /// The fold of the fusion rules over the statements in order: each statement's facts
+  /// with its group, and the groups (the first `count` entries).
+  struct Fold {
+    std::array<Facts, statement_count> statements{};
+    std::array<Group, statement_count> groups{};
+    int count = 0;
+  };
+  static constexpr Fold fold() {
+    Fold f{facts_of_statements<mask_words, Statements>(
+        std::make_index_sequence<std::size_t(statement_count)>{})};
     for (int i = 0; i < statement_count; ++i) {
-      if (group >= 0 && std::is_same_v<Policy, Fused> && last.joins(out[i])) {
-        last = last.add(out[i], i);
-      } else {
-        last = Group::of_one(out[i], i);
-        ++group;
-      }
-      out[i].group = group;
+      Facts& s = f.statements[i];
+      if (f.count > 0 && std::is_same_v<Policy, Fused> && f.groups[f.count - 1].joins(s))
+        f.groups[f.count - 1] = f.groups[f.count - 1].add(s, i);
+      else
+        f.groups[f.count++] = Group::of_one(s, i);
+      s.group = f.count - 1;
     }
-    return out;
+    return f;
   }
-  static constexpr auto statement_facts = facts();
-  static constexpr int group_count =
-      statement_count == 0 ? 0 : statement_facts[statement_count - 1].group + 1;
+  static constexpr Fold folded = fold();
+  /// Per statement: what it touches, and its group.
+  static constexpr auto statement_facts = folded.statements;
+  static constexpr int group_count = folded.count;
 
   static constexpr std::array<Group, group_count> make_groups() {
     std::array<Group, group_count> out{};
-    for (int i = 0; i < statement_count; ++i) {
-      Group& g = out[statement_facts[i].group];
-      g = i == 0 || statement_facts[i - 1].group != statement_facts[i].group
-              ? Group::of_one(statement_facts[i], i)
-              : g.add(statement_facts[i], i);
-    }
+    for (int g = 0; g < group_count; ++g) out[g] = folded.groups[g];
     return out;
   }
   static constexpr auto group_facts = make_groups();

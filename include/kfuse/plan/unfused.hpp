@@ -25,18 +25,23 @@ namespace kfuse::detail {
 template <class E>
 constexpr bool is_operation_v = !is_leaf_node_v<E> || is_sparse_product<E>::value;
 
-/// How many temporaries the rewrite makes for a tree of type E.
 template <class E>
 constexpr int operation_count();
 template <class Children, std::size_t... I>
 constexpr int operation_count_in(std::index_sequence<I...>) {
   return (0 + ... + operation_count<std::decay_t<std::tuple_element_t<I, Children>>>());
 }
+/// How many temporaries the rewrite makes below the root of a tree of type E (for its
+/// children): the root of a statement stays in the statement.
+template <class E>
+constexpr int child_operation_count() {
+  using Children = children_t<E>;
+  return operation_count_in<Children>(std::make_index_sequence<std::tuple_size_v<Children>>{});
+}
+/// How many temporaries the rewrite makes for a tree of type E.
 template <class E>
 constexpr int operation_count() {
-  using Children = children_t<E>;
-  return (is_operation_v<E> ? 1 : 0) +
-         operation_count_in<Children>(std::make_index_sequence<std::tuple_size_v<Children>>{});
+  return (is_operation_v<E> ? 1 : 0) + child_operation_count<E>();
 }
 
 /// Where each child's temporaries start: after those of the children before it.
@@ -80,7 +85,7 @@ template <int Next, class E>
 auto materialize(const E& e) {
   if constexpr (is_operation_v<E>) {
     auto inner = materialize_children<Next>(e);
-    constexpr int position = Next + operation_count<E>() - 1;
+    constexpr int position = Next + child_operation_count<E>();
     using Temp = TempParam<position, typename E::value_type, E::strict>;
     auto statement =
         Assign<Temp, std::decay_t<decltype(hana::at_c<1>(inner))>>{Temp{}, hana::at_c<1>(inner)};
@@ -97,9 +102,8 @@ auto split_statement(Next, const Assign<Target, E>& s) {
   auto inner = materialize_children<Next::value>(s.expr);
   auto root =
       Assign<Target, std::decay_t<decltype(hana::at_c<1>(inner))>>{s.target, hana::at_c<1>(inner)};
-  constexpr int made = operation_count<E>() - (is_operation_v<E> ? 1 : 0);
   return hana::make_tuple(hana::append(hana::at_c<0>(inner), root),
-                          hana::int_c<Next::value + made>);
+                          hana::int_c<Next::value + child_operation_count<E>()>);
 }
 template <class Next, class Target, class R>
 auto split_statement(Next, const Reduce<Target, R>& s) {
@@ -107,9 +111,8 @@ auto split_statement(Next, const Reduce<Target, R>& s) {
   auto inner = materialize_children<Next::value>(s.reduction.arg);
   auto reduction = rebuild(s.reduction, hana::at_c<1>(inner));
   auto root = Reduce<Target, decltype(reduction)>{s.target, reduction};
-  constexpr int made = operation_count<E>() - (is_operation_v<E> ? 1 : 0);
   return hana::make_tuple(hana::append(hana::at_c<0>(inner), root),
-                          hana::int_c<Next::value + made>);
+                          hana::int_c<Next::value + child_operation_count<E>()>);
 }
 template <class Next, class Target, class E>
 auto split_statement(Next next, const ScalarAssign<Target, E>& s) {
