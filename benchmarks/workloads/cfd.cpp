@@ -19,7 +19,7 @@ using kfuse::shift;
 // Which points lie next to a Neumann wall: an index comparison (the natural
 // code). The Unfused policy cannot take it: its rewrite makes `index<1>() == c`
 // a statement of its own that touches no array, whose temporary then has no
-// rank (kfuse/exec/program.hpp: "a temporary that must live in memory is never
+// rank (kfuse/program/arguments.hpp: "a temporary that must live in memory is never
 // written by an array statement"). So under Unfused the same conditions come
 // from boolean mask arrays filled once at setup, compared with `true` (where()
 // rejects a bool array as its condition next to double operands, as a type

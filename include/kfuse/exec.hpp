@@ -1,9 +1,7 @@
 // Layer umbrella: kfuse/exec.
 #pragma once
-#include "kfuse/exec/eager.hpp"
 #include "kfuse/exec/ghost_imports.hpp"
 #include "kfuse/exec/group.hpp"
 #include "kfuse/exec/kernel.hpp"
 #include "kfuse/exec/lower.hpp"
-#include "kfuse/exec/program.hpp"
 #include "kfuse/exec/space.hpp"

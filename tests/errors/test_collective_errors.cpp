@@ -93,7 +93,7 @@ TEST_CASE("one rank binds a program to an array of another grid") {
   CHECK(v.gather() == std::vector<double>(64, 2.0));
 }
 
-// detail::prepare_leaves (include/kfuse/exec/eager.hpp) agrees on the outcome
+// detail::prepare_leaves (include/kfuse/program/eager.hpp) agrees on the outcome
 // of its checks before the halo exchange, which the other ranks would
 // otherwise wait in.
 TEST_CASE("one rank assigns eagerly from an array of another grid") {

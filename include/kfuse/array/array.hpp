@@ -4,7 +4,7 @@
 //
 // Assigning an expression runs it at once as a one-statement program. That
 // machinery lives in higher layers (expr, exec); this header only declares
-// the hook, defined by kfuse/exec/eager.hpp (included by kfuse/kfuse.hpp).
+// the hook, defined by kfuse/program/eager.hpp (included by kfuse/kfuse.hpp).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +27,7 @@ template <class T, int N>
 class Array;
 
 namespace detail {
-/// Runs `target = expr` now (defined in kfuse/exec/eager.hpp).
+/// Runs `target = expr` now (defined in kfuse/program/eager.hpp).
 template <class T, int N, class Expr>
 void eager_assign(Array<T, N>& target, const Expr& expr);
 

@@ -30,7 +30,7 @@ template <class T>
 class Vector;
 
 namespace detail {
-/// Runs `target = expr` now (defined in kfuse/exec/eager.hpp).
+/// Runs `target = expr` now (defined in kfuse/program/eager.hpp).
 template <class T, class Expr>
 void eager_assign(Vector<T>& target, const Expr& expr);
 

@@ -38,7 +38,7 @@ auto lower_statement(const Assign<Target, E>& s, const Ctx& ctx) {
   if constexpr (is_array_param<Target>::value && Ctx::template in_register<Target::index>) {
     return StoreRegister<Target::index, T, decltype(expr)>{expr};
   } else {
-    const auto& target = ctx.template array<Target::index>();
+    const auto& target = ctx.template argument<Target::index>();
     using A = std::decay_t<decltype(target)>;
     if constexpr (Forward && is_array_param<Target>::value)
       return StoreView<T, A::rank, decltype(expr), Target::index>{target.view(), expr};
@@ -193,7 +193,7 @@ using views_t = typename slot_file<ViewFile, NoViews,
 
 template <int... K, class... T, int... N, class Ctx>
 ViewFile<ViewSlot<K, T, N>...> make_views(ViewFile<ViewSlot<K, T, N>...>*, const Ctx& ctx) {
-  return {ViewSlot<K, T, N>{ctx.template array<K>().view()}...};
+  return {ViewSlot<K, T, N>{ctx.template argument<K>().view()}...};
 }
 template <class Ctx>
 NoViews make_views(NoViews*, const Ctx&) {

@@ -3,7 +3,7 @@
 // leaves hold views, register reads and captured scalar values.
 //
 // `Context` supplies what the placeholders are bound to:
-//   ctx.template array<I>()      the Array bound to (or allocated for) position I
+//   ctx.template argument<I>()   the handle bound to (or Array allocated for) position I
 //   ctx.template scalar<I>()     the Scalar bound to position I
 //   Context::template in_register<I>   whether temporary I lives in a register
 //   ctx.index_offset(d)          global index of view coordinate 0 along d
@@ -112,7 +112,7 @@ auto lower(const Scalar<T>& s, const Ctx&) {
 /// Parameter I's array, read through the kernel's view file.
 template <int I, class Ctx>
 auto param_read(const Ctx& ctx) {
-  using V = std::decay_t<decltype(ctx.template array<I>().view())>;
+  using V = std::decay_t<decltype(ctx.template argument<I>().view())>;
   return ParamRead<I, typename V::non_const_value_type, int(V::rank), zero_offsets<int(V::rank)>>{};
 }
 
@@ -159,7 +159,7 @@ const CsrMatrix<T>& matrix_of(const CsrMatrix<T>& A, const Ctx&) {
 }
 template <int I, class T, class Ctx>
 const auto& matrix_of(const MatrixParam<I, T>&, const Ctx& ctx) {
-  return ctx.template array<I>();
+  return ctx.template argument<I>();
 }
 template <class T, class Ctx>
 const Vector<T>& vector_of(const Vector<T>& x, const Ctx&) {
@@ -167,7 +167,7 @@ const Vector<T>& vector_of(const Vector<T>& x, const Ctx&) {
 }
 template <class X, class Ctx>
 const auto& vector_of(const X&, const Ctx& ctx) {
-  return ctx.template array<X::index>();
+  return ctx.template argument<X::index>();
 }
 
 template <class M, class X, class Ctx>

@@ -8,6 +8,7 @@
 
 #include <type_traits>
 
+#include <boost/hana/integral_constant.hpp>
 #include <boost/hana/tuple.hpp>
 
 #include "kfuse/plan/access.hpp"
@@ -57,6 +58,55 @@ auto statement_tuple(const S& s) {
                 "(kfuse::assign / kfuse::reduce)");
   return hana::make_tuple(s);
 }
+
+/// Reach of x in A * x, for for_each_array_access: x lives on A's columns, checked against A
+/// instead of the group's index space.
+inline constexpr int sparse_reach = -1;
+
+/// Calls f(position, reach) for every array parameter an expression reads (reach: the
+/// largest |offset| of a stencil read, 0 for pointwise, sparse_reach for x of A * x).
+template <class E, class F>
+void for_each_array_access(const E& e, F&& f) {
+  for_each_leaf(e, [&](const auto& leaf) {
+    using L = std::decay_t<decltype(leaf)>;
+    if constexpr (is_array_param<L>::value) {
+      f(hana::int_c<L::index>, 0);
+    } else if constexpr (is_shifted<L>::value) {
+      if constexpr (is_array_param<typename L::leaf_type>::value)
+        f(hana::int_c<L::leaf_type::index>, L::reach);
+    } else if constexpr (is_sparse_product<L>::value) {
+      if constexpr (is_array_param<decltype(leaf.x)>::value)
+        f(hana::int_c<decltype(leaf.x)::index>, sparse_reach);
+    }
+  });
+}
+
+// What each statement kind reads and writes, for the binding's checks and the runner.
+
+/// Calls f(expression) for the array expression of a statement (none for a scalar one).
+template <class Target, class E, class F>
+void with_statement_expr(const Assign<Target, E>& s, F&& f) {
+  f(s.expr);
+}
+template <class Target, class R, class F>
+void with_statement_expr(const Reduce<Target, R>& s, F&& f) {
+  f(s.reduction.arg);
+}
+template <class Target, class E, class F>
+void with_statement_expr(const ScalarAssign<Target, E>&, F&&) {}
+
+/// Calls f(position, reach) for every array parameter a statement reads or writes.
+template <class Target, class E, class F>
+void for_each_statement_array(const Assign<Target, E>& s, F&& f) {
+  if constexpr (is_array_param<Target>::value) f(hana::int_c<Target::index>, 0);
+  for_each_array_access(s.expr, f);
+}
+template <class Target, class R, class F>
+void for_each_statement_array(const Reduce<Target, R>& s, F&& f) {
+  for_each_array_access(s.reduction.arg, f);
+}
+template <class Target, class E, class F>
+void for_each_statement_array(const ScalarAssign<Target, E>&, F&&) {}
 
 }  // namespace kfuse::detail
 

@@ -20,9 +20,9 @@
 
 #include <cmath>
 
-#include "kfuse/exec/eager.hpp"
-#include "kfuse/exec/program.hpp"
 #include "kfuse/exec/space.hpp"
+#include "kfuse/program/eager.hpp"
+#include "kfuse/program/fuse.hpp"
 #include "kfuse/solvers/convergence.hpp"
 #include "kfuse/solvers/options.hpp"
 #include "kfuse/solvers/preconditioners.hpp"

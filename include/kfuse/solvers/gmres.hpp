@@ -27,7 +27,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "kfuse/core/box_loop.hpp"
-#include "kfuse/exec/eager.hpp"
+#include "kfuse/program/eager.hpp"
 #include "kfuse/solvers/convergence.hpp"
 #include "kfuse/solvers/options.hpp"
 #include "kfuse/solvers/preconditioners.hpp"

@@ -58,7 +58,7 @@
 #include "kfuse/array/vector.hpp"
 #include "kfuse/core/error.hpp"
 #include "kfuse/core/sizes.hpp"
-#include "kfuse/exec/program.hpp"
+#include "kfuse/program/fuse.hpp"
 #include "kfuse/solvers/chebyshev.hpp"
 #include "kfuse/solvers/preconditioners.hpp"
 #include "kfuse/solvers/sparse_lu.hpp"

@@ -26,7 +26,7 @@
 
 #include "kfuse/array/vector.hpp"
 #include "kfuse/core/error.hpp"
-#include "kfuse/exec/eager.hpp"
+#include "kfuse/program/eager.hpp"
 #include "kfuse/solvers/options.hpp"
 #include "kfuse/solvers/sparse_lu.hpp"
 #include "kfuse/solvers/system.hpp"

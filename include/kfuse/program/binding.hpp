@@ -1,0 +1,366 @@
+// A program's binding: what each parameter position holds (program/arguments.hpp's slots),
+// and its checks, made when a program is built and at every rebind. Per kernel group: one
+// grid (or row map) for all its arrays, shifts within the halo, each product's vector on its
+// matrix's columns; memory temporaries allocated on their first group's space (kept across
+// rebinds on the same spaces); no array bound to two parameters of which one is written. A
+// check failing on any rank throws on every rank (docs/architecture.md §11), and the
+// previous binding stays.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <boost/hana/at.hpp>
+#include <boost/hana/for_each.hpp>
+
+#include "kfuse/core/static_for.hpp"
+#include "kfuse/dist/comm.hpp"
+#include "kfuse/exec/ghost_imports.hpp"
+#include "kfuse/exec/lower.hpp"
+#include "kfuse/exec/space.hpp"
+#include "kfuse/plan/statement.hpp"
+#include "kfuse/program/arguments.hpp"
+
+namespace kfuse::detail {
+
+/// Args: every parameter's argument type, in position order: the user's arguments
+/// (UserCount of them) and then the Unfused rewrite's temporaries.
+template <class Plan, class Args, int UserCount>
+class Binding;
+
+template <class Plan, class... Args, int UserCount>
+class Binding<Plan, std::tuple<Args...>, UserCount> {
+  template <std::size_t... I>
+  static auto slots_type(std::index_sequence<I...>)
+      -> std::tuple<typename slot_for<Plan, int(I), Args>::type...>;
+  using Slots = decltype(slots_type(std::index_sequence_for<Args...>{}));
+
+ public:
+  using ArgTuple = std::tuple<Args...>;
+  static constexpr int size = int(sizeof...(Args));
+
+  template <int I>
+  static constexpr bool is_temporary = is_temporary_tag<std::tuple_element_t<I, ArgTuple>>::value;
+
+  /// Checks `args` and binds them; `previous` (the binding being replaced, if any) lends
+  /// its memory temporaries when the arrays live where they did. Collective.
+  template <class Statements>
+  static Binding make(const Statements& statements, const ArgTuple& args, const Binding* previous) {
+    std::optional<Binding> binding;
+    std::string error;
+    try {
+      binding.emplace(Binding(statements, args, previous));
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    if (const auto comm = agreement_comm(args, error))
+      comm->agree_or_throw(error);
+    else if (!error.empty())
+      throw Error(error);
+    return std::move(*binding);
+  }
+
+  /// The object at position I: the bound handle or the allocated temporary (nullptr: a
+  /// register temporary, or one not allocated yet).
+  template <int I>
+  const auto* find() const {
+    const auto& slot = std::get<I>(slots_);
+    using S = std::decay_t<decltype(slot)>;
+    if constexpr (is_optional_array<S>::value)
+      return slot ? &*slot : nullptr;
+    else if constexpr (std::is_same_v<S, RegisterTemporary>)
+      return static_cast<const Array<double, 1>*>(nullptr);
+    else
+      return &slot;
+  }
+  template <int I>
+  const auto& argument() const {
+    return *find<I>();
+  }
+
+  /// The argument's label ("temporary3" for a kfuse::temporary, "t12" for the Unfused
+  /// rewrite's), for labels, explain() and messages.
+  std::string name_of(int position) const {
+    std::string name;
+    static_for<size>([&](auto i) {
+      if (int(i) != position) return;
+      if constexpr (is_temporary<i>)
+        name = (int(i) < UserCount ? "temporary" : "t") + std::to_string(int(i));
+      else
+        name = std::get<i>(slots_).label();
+    });
+    return name;
+  }
+
+  /// What lowering sees (exec/lower.hpp): the arguments and the group's index space.
+  template <int D>
+  struct Context {
+    const Binding* binding;
+    const space_t<D>* space;
+    template <int I>
+    const auto& argument() const {
+      return binding->template argument<I>();
+    }
+    template <int I>
+    auto scalar() const {
+      return binding->template argument<I>();
+    }
+    template <int I>
+    static constexpr bool in_register = is_temporary<I>&& Plan::in_register(I);
+    index_t index_offset(int d) const { return detail::index_offset(*space, d); }
+  };
+  template <int D>
+  Context<D> context(const space_t<D>* space) const {
+    return {this, space};
+  }
+
+  /// The index space (grid or row map) of kernel group G: that of its first array, or the
+  /// rows of its first matrix when it reads only products, e.g. reduce(s, sum(A * x)).
+  template <int G, class Statements>
+  const auto* space_of_group(const Statements& statements) const {
+    constexpr int D = Plan::group_domains[G];
+    const space_t<D>* space = nullptr;
+    hana::for_each(Plan::template group<G>::members, [&](auto s) {
+      for_each_statement_array(hana::at(statements, s), [&](auto i, int reach) {
+        const auto* a = find<i>();
+        if constexpr (domain_of<std::decay_t<decltype(*a)>>::value == D)
+          if (space == nullptr && a != nullptr && reach != sparse_reach) space = &space_of(*a);
+      });
+    });
+    if constexpr (D == domain::row_map) {
+      if (space == nullptr)
+        hana::for_each(Plan::template group<G>::members, [&](auto s) {
+          with_statement_expr(hana::at(statements, s), [&](const auto& e) {
+            for_each_sparse_product(e, [&](const auto& product) {
+              if (space == nullptr) space = &matrix_of(product.matrix, context<D>(nullptr)).range();
+            });
+          });
+        });
+    }
+    return space;
+  }
+
+  struct Traffic {
+    std::size_t read = 0, written = 0;
+  };
+  /// Each group's memory traffic in bytes a point (none for a group without a kernel), as
+  /// STREAM counts it: an array read from memory once, an array written once more; a value
+  /// the kernel wrote before reading it is in a register, not read from memory.
+  static constexpr std::array<Traffic, Plan::group_count> group_traffic() {
+    std::array<Traffic, Plan::group_count> traffic{};
+    constexpr std::array<std::size_t, sizeof...(Args)> sizes =
+        value_sizes(std::index_sequence_for<Args...>{});
+    for (std::size_t g = 0; g < traffic.size(); ++g) {
+      typename Plan::Mask reads, writes;
+      for (int i = Plan::group_facts[g].first; i < Plan::group_facts[g].end; ++i) {
+        const auto& f = Plan::statement_facts[i];
+        reads |= (f.pointwise | f.offset) & ~writes;
+        writes |= f.writes;
+      }
+      if (Plan::group_facts[g].kernel)
+        for (std::size_t p = 0; p < sizes.size(); ++p) {
+          if (reads.test(int(p))) traffic[g].read += sizes[p];
+          if (writes.test(int(p))) traffic[g].written += sizes[p];
+        }
+    }
+    return traffic;
+  }
+
+ private:
+  template <class Statements>
+  Binding(const Statements& statements, const ArgTuple& args, const Binding* previous);
+
+  /// Bytes of one value of each parameter's array (0 for a register temporary).
+  template <std::size_t I>
+  static constexpr std::size_t value_size() {
+    if constexpr (std::is_same_v<std::tuple_element_t<I, Slots>, RegisterTemporary>)
+      return 0;
+    else
+      return sizeof(typename std::decay_t<decltype(std::declval<const Binding&>()
+                                                       .template argument<int(I)>())>::value_type);
+  }
+  template <std::size_t... I>
+  static constexpr std::array<std::size_t, sizeof...(I)> value_sizes(std::index_sequence<I...>) {
+    return {value_size<I>()...};
+  }
+
+  /// What messages call the argument at `position`.
+  std::string quoted(int position) const {
+    std::string text;
+    static_for<size>([&](auto i) {
+      if (int(i) != position) return;
+      if constexpr (is_temporary<i>)
+        text = int(i) < UserCount ? "kfuse::temporary" : "an intermediate";
+      else
+        text = "'" + std::get<i>(slots_).label() + "'";
+    });
+    return text;
+  }
+
+  /// The slots of `args`; temporaries are kept from `previous` when every array lives
+  /// where the previous binding's did, else allocated by check_group_spaces.
+  template <std::size_t... I>
+  static Slots make_slots(const ArgTuple& args, const Binding* previous,
+                          std::index_sequence<I...>) {
+    bool keep = previous != nullptr;
+    static_for<size>([&](auto i) {
+      if constexpr (is_space_handle<std::tuple_element_t<i, ArgTuple>>::value)
+        keep = keep && space_of(std::get<i>(args)) == space_of(previous->template argument<i>());
+    });
+    return Slots{slot<int(I)>(args, keep ? previous : nullptr)...};
+  }
+  template <int I>
+  static auto slot(const ArgTuple& args, const Binding* kept) {
+    using S = std::tuple_element_t<I, Slots>;
+    if constexpr (is_temporary<I>)
+      return kept != nullptr ? S(std::get<I>(kept->slots_)) : S{};
+    else
+      return S(std::get<I>(args));
+  }
+
+  /// The communicator the checks agree on, if any argument is distributed: the one the
+  /// grids and row maps of the arguments were made on (base_comm). Not a grid's own
+  /// Cartesian communicator: a rank whose argument lives on another grid would enter the
+  /// agreement on another communicator than the others and wait forever. Arguments made
+  /// on different communicators are an error (`error`, if still empty).
+  static std::optional<Comm> agreement_comm(const ArgTuple& args, std::string& error) {
+    std::optional<Comm> comm;
+    std::string first;
+    auto visit = [&](const Comm& base, const std::string& label) {
+      if (!comm) {
+        comm = base;
+        first = label;
+      } else if (base != *comm && error.empty()) {
+        error = error_message("kfuse::fuse: arguments '", first, "' and '", label,
+                              "' live on grids or row maps made on different communicators; "
+                              "bind arguments of one communicator");
+      }
+    };
+    static_for<size>([&](auto i) {
+      using A = std::tuple_element_t<i, ArgTuple>;
+      const auto& arg = std::get<i>(args);
+      if constexpr (is_matrix_operand<A>::value) visit(arg.range().base_comm(), arg.label());
+      if constexpr (is_space_handle<A>::value) visit(space_of(arg).base_comm(), arg.label());
+    });
+    return comm;
+  }
+
+  template <class Statements>
+  void check_group_spaces(const Statements& statements);
+  void check_aliasing() const;
+
+  Slots slots_;
+};
+
+template <class Plan, class... Args, int UserCount>
+template <class Statements>
+Binding<Plan, std::tuple<Args...>, UserCount>::Binding(const Statements& statements,
+                                                       const ArgTuple& args,
+                                                       const Binding* previous)
+    : slots_(make_slots(args, previous, std::index_sequence_for<Args...>{})) {
+  check_group_spaces(statements);
+  check_aliasing();
+}
+
+/// Per kernel group: one grid (or row map) for all its arrays, shifts within the halo, each
+/// product's vector on its matrix's columns; allocates the memory temporaries not kept.
+template <class Plan, class... Args, int UserCount>
+template <class Statements>
+void Binding<Plan, std::tuple<Args...>, UserCount>::check_group_spaces(
+    const Statements& statements) {
+  Plan::for_each_group([&](const auto& group) {
+    using G = std::decay_t<decltype(group)>;
+    constexpr int D = Plan::group_domains[G::index];
+    if constexpr (G::kernel && has_space(D)) {
+      std::optional<space_t<D>> space;
+      int first = -1;
+      auto visit = [&](auto i, int reach) {
+        const auto* a = find<i>();
+        if (a == nullptr || reach == sparse_reach) return;  // products: checked below
+        if constexpr (domain_of<std::decay_t<decltype(*a)>>::value == D) {
+          const auto& own = space_of(*a);
+          if (!space) {
+            space = own;
+            first = int(i);
+          } else if (own != *space) {
+            throw Error(error_message("kfuse::fuse: parameters ", first, " (", quoted(first), ", ",
+                                      describe_space(*space), ") and ", int(i), " (",
+                                      quoted(int(i)), ", ", describe_space(own),
+                                      ") are used in one kernel but live on different ",
+                                      D == domain::row_map ? "row maps" : "grids"));
+          }
+          if constexpr (D != domain::row_map)
+            if (reach > own.halo())
+              throw Error(error_message("kfuse::fuse: parameter ", int(i), " (", quoted(int(i)),
+                                        ") is read at offset ", reach,
+                                        " but its grid's halo is only ", own.halo(),
+                                        "; use GridOptions{", reach, "} or a narrower stencil"));
+        }
+      };
+      hana::for_each(group.members,
+                     [&](auto s) { for_each_statement_array(hana::at(statements, s), visit); });
+      if constexpr (D == domain::row_map) {  // A * x: x on A's columns, rows A's rows
+        hana::for_each(group.members, [&](auto s) {
+          with_statement_expr(hana::at(statements, s), [&](const auto& e) {
+            for_each_sparse_product(e, [&](const auto& product) {
+              const auto& A = matrix_of(product.matrix, context<D>(nullptr));
+              using X = std::decay_t<decltype(product.x)>;
+              const RowMap* rows = space ? &*space : nullptr;
+              if constexpr (is_array_param<X>::value) {
+                if (const auto* x = find<X::index>())
+                  GhostImports::check("kfuse::fuse", A, *x, rows);
+              } else {
+                GhostImports::check("kfuse::fuse", A, product.x, rows);
+              }
+              if (!space) space = A.range();
+            });
+          });
+        });
+      }
+      hana::for_each(group.members, [&](auto s) {
+        for_each_statement_array(hana::at(statements, s), [&](auto i, int) {
+          auto& slot = std::get<i>(slots_);
+          if constexpr (is_optional_array<std::decay_t<decltype(slot)>>::value) {
+            if (!slot) {
+              if (!space)
+                throw Error(
+                    "kfuse::fuse: a kernel reads only temporaries and indices, so its grid "
+                    "is unknown; use an array of the grid in that statement");
+              slot.emplace(*space, name_of(i), local_errors);  // make() agrees
+            }
+          }
+        });
+      });
+    }
+  });
+}
+
+/// One array bound to two parameters while one of them is written. A run time loop over the
+/// parameters' storage: a compile-time one over pairs instantiated a function per pair, the
+/// largest cost of compiling a big program (docs/architecture.md §12).
+template <class Plan, class... Args, int UserCount>
+void Binding<Plan, std::tuple<Args...>, UserCount>::check_aliasing() const {
+  typename Plan::Mask written;
+  for (const auto& f : Plan::statement_facts) written |= f.writes | f.scalar_writes;
+  std::array<const void*, sizeof...(Args)> storage{};
+  static_for<size>([&](auto i) {
+    storage[i] = argument_storage<std::tuple_element_t<i, ArgTuple>>(std::get<i>(slots_));
+  });
+  for (std::size_t i = 0; i < storage.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (storage[i] != nullptr && storage[i] == storage[j] &&
+          (written.test(int(i)) || written.test(int(j)))) {
+        throw Error(error_message(
+            "kfuse::fuse: parameters ", int(j), " and ", int(i), " are both bound to ",
+            quoted(int(i)),
+            ", and the program writes one of them, so it relies on them being distinct; pass "
+            "different arrays (or copy one first)"));
+      }
+}
+
+}  // namespace kfuse::detail
