@@ -1,6 +1,6 @@
 // Layer umbrella: kfuse/exec.
 #pragma once
-#include "kfuse/exec/ghost_imports.hpp"
+#include "kfuse/exec/exchange.hpp"
 #include "kfuse/exec/group.hpp"
 #include "kfuse/exec/kernel.hpp"
 #include "kfuse/exec/lower.hpp"

@@ -13,9 +13,11 @@
 #include <vector>
 
 #include <boost/hana/at.hpp>
+#include <boost/hana/core/to.hpp>
+#include <boost/hana/for_each.hpp>
 #include <boost/hana/unpack.hpp>
 
-#include "kfuse/dist/halo_exchange.hpp"
+#include "kfuse/exec/exchange.hpp"
 #include "kfuse/exec/kernel.hpp"
 #include "kfuse/exec/lower.hpp"
 #include "kfuse/exec/space.hpp"
@@ -384,6 +386,33 @@ void store_reductions(const Statements& statements, const Ctx& ctx, const Acc& a
   } else {
     store_reductions<J>(statements, ctx, acc, rest...);
   }
+}
+
+/// Runs kernel group `group` (plan::group<g>) of `statements` over `space`, lowered
+/// through `ctx`: refreshes the neighbour data it reads where stale (the halos of the
+/// arrays it reads at an offset, the ghosts of its products' vectors), overlapped with
+/// the interior points where the space allows, stores its reductions into their Scalars
+/// and marks the arrays it wrote stale.
+template <int D, class Statements, class G, class Ctx>
+void run_group(const std::string& label, const space_t<D>& space, const Statements& statements,
+               const G& group, const Ctx& ctx) {
+  const auto list = lower_group(statements, group.members, ctx);
+  const auto views = group_views(list, ctx);
+  exchange_t<D> exchange(space);
+  if constexpr (D == domain::row_map) {
+    hana::for_each(group.members, [&](auto s) {
+      with_statement_expr(hana::at(statements, s), [&](const auto& e) {
+        collect_imports("kfuse::fuse", e, ctx, &space, exchange);
+      });
+    });
+  } else {
+    hana::for_each(group.offsets, [&](auto i) { exchange.add(ctx.template argument<i>()); });
+  }
+  const auto acc = run_exchanged<D>(label, space, list, exchange, true, views);
+  hana::unpack(group.members, [&](auto... i) { store_reductions<0>(statements, ctx, acc, i...); });
+  hana::for_each(hana::to_tuple(group.writes), [&](auto i) {
+    if constexpr (!Ctx::template in_register<i>) ctx.template argument<i>().mark_halo_stale();
+  });
 }
 
 }  // namespace kfuse::detail

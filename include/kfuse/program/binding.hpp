@@ -20,7 +20,7 @@
 
 #include "kfuse/core/static_for.hpp"
 #include "kfuse/dist/comm.hpp"
-#include "kfuse/exec/ghost_imports.hpp"
+#include "kfuse/exec/exchange.hpp"
 #include "kfuse/exec/lower.hpp"
 #include "kfuse/exec/space.hpp"
 #include "kfuse/plan/statement.hpp"
@@ -313,9 +313,9 @@ void Binding<Plan, std::tuple<Args...>, UserCount>::check_group_spaces(
               const RowMap* rows = space ? &*space : nullptr;
               if constexpr (is_array_param<X>::value) {
                 if (const auto* x = find<X::index>())
-                  GhostImports::check("kfuse::fuse", A, *x, rows);
+                  GhostRefresh::check("kfuse::fuse", A, *x, rows);
               } else {
-                GhostImports::check("kfuse::fuse", A, product.x, rows);
+                GhostRefresh::check("kfuse::fuse", A, product.x, rows);
               }
               if (!space) space = A.range();
             });

@@ -7,13 +7,11 @@
 // copied.
 #pragma once
 
-#include <algorithm>
 #include <optional>
 #include <string>
 #include <type_traits>
-#include <vector>
 
-#include "kfuse/exec/ghost_imports.hpp"
+#include "kfuse/exec/exchange.hpp"
 #include "kfuse/exec/group.hpp"
 #include "kfuse/exec/space.hpp"
 
@@ -49,7 +47,6 @@ template <int D, class E, class Target>
 bool prepare_leaves(const char* api, const E& e, const space_t<D>& space, exchange_t<D>& exchange,
                     const Target* target) {
   bool aliased = false;
-  std::vector<const void*> added;
   auto check = [&](const auto& a, int reach) {
     if (space_of(a) != space)
       throw Error(error_message(api, ": '", a.label(), "' lives on ", describe_space(space_of(a)),
@@ -76,11 +73,7 @@ bool prepare_leaves(const char* api, const E& e, const space_t<D>& space, exchan
           check(a, L::reach);
           if (!L::pointwise) {
             if (is_target(a, target)) aliased = true;
-            if (a.halo_stale() &&
-                std::find(added.begin(), added.end(), a.storage_id()) == added.end()) {
-              exchange.add(a);
-              added.push_back(a.storage_id());
-            }
+            exchange.add(a);  // if stale, once
           }
         }
       }
@@ -137,7 +130,7 @@ void eager_assign_to(const char* api, Target& target, const Expr& expr) {
     // y = A * x alone: Kokkos Kernels' SpMV on the local block (after the
     // import), unless y is x (then the general path computes through a copy).
     if (!e.x.same_storage(target)) {
-      space.base_comm().agree_on([&] { GhostImports::check(api, e.matrix, e.x, &space); });
+      space.base_comm().agree_on([&] { GhostRefresh::check(api, e.matrix, e.x, &space); });
       spmv(e.matrix, e.x.view(), target.view());
       target.mark_halo_stale();
       ExecSpace().fence();

@@ -16,12 +16,9 @@
 #include <vector>
 
 #include <boost/hana/at.hpp>
-#include <boost/hana/core/to.hpp>
 #include <boost/hana/for_each.hpp>
-#include <boost/hana/unpack.hpp>
 
 #include "kfuse/core/static_for.hpp"
-#include "kfuse/exec/ghost_imports.hpp"
 #include "kfuse/exec/group.hpp"
 #include "kfuse/plan/plan.hpp"
 #include "kfuse/plan/policy.hpp"
@@ -188,34 +185,10 @@ void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
     static_assert(detail::has_space(D),
                   "kfuse::fuse: a kernel's statements read only temporaries and indices, so "
                   "their rank is unknown; involve an array of the grid");
-    const auto* space = binding_->template space_of_group<G::index>(statements_);
-    const auto ctx = binding_->template context<D>(space);
-    const auto list = detail::lower_group(statements_, group.members, ctx);
-    const auto views = detail::group_views(list, ctx);
-    const auto acc = [&] {
-      detail::exchange_t<D> exchange(*space);
-      if constexpr (D == detail::domain::row_map) {
-        // Ghost imports of the products whose vectors are stale for their matrix.
-        hana::for_each(group.members, [&](auto s) {
-          detail::with_statement_expr(hana::at(statements_, s), [&](const auto& e) {
-            detail::collect_imports("kfuse::fuse", e, ctx, space, exchange);
-          });
-        });
-      } else {
-        // Halo exchange for the arrays this group reads at an offset, if stale.
-        hana::for_each(group.offsets, [&](auto i) {
-          const auto& a = binding_->template argument<i>();
-          if (a.halo_stale()) exchange.add(a);
-        });
-      }
-      return detail::run_exchanged<D>(label, *space, list, exchange, true, views);
-    }();
-    hana::unpack(group.members,
-                 [&](auto... i) { detail::store_reductions<0>(statements_, ctx, acc, i...); });
-    hana::for_each(hana::to_tuple(group.writes), [&](auto i) {
-      if constexpr (!std::decay_t<decltype(ctx)>::template in_register<i>)
-        binding_->template argument<i>().mark_halo_stale();
-    });
+    if constexpr (detail::has_space(D)) {
+      const auto* space = binding_->template space_of_group<G::index>(statements_);
+      detail::run_group<D>(label, *space, statements_, group, binding_->template context<D>(space));
+    }
   }
 }
 

@@ -1,15 +1,21 @@
-// The ghost imports of one group: every sparse product A * x of its
-// statements whose x lacks current ghost values for A's import plan. A group
-// with one import overlaps it with its interior rows (rows of A without ghost
-// columns); several imports run one after the other before the kernel.
+// The exchanges that bring a group's neighbour data up to date, one kind per index space
+// (exchange_t<D>): HaloRefresh<N> on grids, the halos of the arrays a group reads at an
+// offset; GhostRefresh on row maps, the ghost values of its products' vectors. Each reads
+// the handles' freshness, skips what is current or already queued, and marks what it
+// refreshed fresh: exec alone reads and writes freshness. A group with one ghost import
+// overlaps it with its interior rows (rows of A without ghost columns); several imports
+// run one after the other before the kernel.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "kfuse/array/array.hpp"
+#include "kfuse/array/vector.hpp"
 #include "kfuse/dist/halo_exchange.hpp"
 #include "kfuse/exec/lower.hpp"
 #include "kfuse/exec/space.hpp"
@@ -24,13 +30,13 @@ void for_each_sparse_product(const E& e, F&& f) {
   });
 }
 
-class GhostImports {
+class GhostRefresh {
  public:
   using rows_view = Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace>;
 
-  GhostImports() = default;
+  GhostRefresh() = default;
   /// Made from the row map it serves, as every index space's exchange is (exchange_t).
-  explicit GhostImports(const RowMap&) {}
+  explicit GhostRefresh(const RowMap&) {}
 
   /// Checks that x lies on A's columns and the group's rows on A's rows,
   /// then schedules x's import unless its ghosts are current.
@@ -105,16 +111,35 @@ class GhostImports {
   std::vector<Pending> pending_;
 };
 
+/// The halo exchange of a grid group: every array it reads at an offset whose halo is
+/// stale, once; finish() marks them fresh.
+template <int N>
+class HaloRefresh : public HaloExchange<N> {
+ public:
+  using HaloExchange<N>::HaloExchange;
+
+  template <class T>
+  void add(const Array<T, N>& a) {
+    if (!a.halo_stale()) return;
+    if (std::find(added_.begin(), added_.end(), a.storage_id()) != added_.end()) return;
+    added_.push_back(a.storage_id());
+    HaloExchange<N>::add(a.view(), [a] { a.mark_halo_fresh(); });
+  }
+
+ private:
+  std::vector<const void*> added_;
+};
+
 /// The exchange that refreshes the neighbour data read on index space D, made from the
-/// space: halo exchanges on grids, ghost imports of sparse products on row maps. Both
-/// offer add, empty, run, start/finish and what an overlapped launch needs.
+/// space. Both kinds offer add, empty, run, start/finish and what an overlapped launch
+/// needs.
 template <int D>
 struct exchange_of {
-  using type = HaloExchange<D>;
+  using type = HaloRefresh<D>;
 };
 template <>
 struct exchange_of<domain::row_map> {
-  using type = GhostImports;
+  using type = GhostRefresh;
 };
 template <int D>
 using exchange_t = typename exchange_of<D>::type;
@@ -123,7 +148,7 @@ using exchange_t = typename exchange_of<D>::type;
 /// through ctx); `rows`: the row map the statement runs on, if known.
 template <class E, class Ctx>
 void collect_imports(const char* api, const E& e, const Ctx& ctx, const RowMap* rows,
-                     GhostImports& imports) {
+                     GhostRefresh& imports) {
   for_each_sparse_product(e, [&](const auto& product) {
     imports.add(api, matrix_of(product.matrix, ctx), vector_of(product.x, ctx), rows);
   });
