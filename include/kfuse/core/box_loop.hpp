@@ -36,14 +36,21 @@
 
 namespace kfuse::detail {
 
-/// Whether loops take the host schedule (loops along rows inside the functor) or the GPU
-/// one (a thread per point). A program compiled with KFUSE_DEVICE_SCHEDULE_ON_HOST=1 runs
+/// Schedules: how a loop's points map onto threads, one per kind of execution space. A
+/// backend whose threads want another mapping adds a schedule, its BoxLoops below and its
+/// GroupLauncher (exec/kernel.hpp) (docs/architecture.md §13.4).
+struct HostSchedule {};    ///< host CPUs: boxes as MD ranges; kfuse's kernels loop along rows
+struct DeviceSchedule {};  ///< GPUs: a flat range, a thread per point; reductions by teams
+
+/// The schedule of ExecSpace. A program compiled with KFUSE_DEVICE_SCHEDULE_ON_HOST=1 runs
 /// the GPU schedule on a host backend, so that builds without a GPU test it too (tests/exec,
 /// *.device_schedule).
 #if defined(KFUSE_DEVICE_SCHEDULE_ON_HOST) && KFUSE_DEVICE_SCHEDULE_ON_HOST
-inline constexpr bool host_schedule = false;
+using default_schedule = DeviceSchedule;
 #else
-inline constexpr bool host_schedule = std::is_same_v<ExecSpace, Kokkos::DefaultHostExecutionSpace>;
+using default_schedule =
+    std::conditional_t<std::is_same_v<ExecSpace, Kokkos::DefaultHostExecutionSpace>, HostSchedule,
+                       DeviceSchedule>;
 #endif
 
 /// The points of a box as one flat range [0, size()), row-major.
@@ -167,40 +174,60 @@ auto range_for(index_t begin, index_t end) {
     return range;
 }
 
-/// parallel_for of f(i, j, ...) over `box`: RangePolicy (rank 1) or MDRangePolicy on host
-/// CPUs, a flat range of points on GPUs.
-template <int N, class F>
-void for_box(const std::string& label, const Box<N>& box, const F& f) {
-  if constexpr (N == 1) {
-    Kokkos::parallel_for(label, range_for<F>(box.lo[0], box.hi[0]), f);
-  } else if constexpr (host_schedule) {
-    Kokkos::Array<index_t, N> lo, hi;
-    for (int d = 0; d < N; ++d) lo[d] = box.lo[d], hi[d] = box.hi[d];
-    Kokkos::parallel_for(
-        label,
-        Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<N>, Kokkos::IndexType<index_t>>(lo, hi), f);
-  } else {
-    using Flat = FlatBoxFor<N, F>;
-    const FlatBox<N> flat(box);
-    Kokkos::parallel_for(label, range_for<Flat>(0, flat.size()), Flat{f, flat});
-  }
-}
+/// parallel_for and parallel_reduce over a box, per schedule: for_box(label, box, f) calls
+/// f(i, j, ...) at every point, reduce_box(label, box, f, result) f(i, j, ..., value).
+template <class Schedule>
+struct BoxLoops;
 
-/// parallel_reduce of f(i, j, ..., value) over `box` into `result`: a flat RangePolicy on
-/// host CPUs (where kfuse's own kernels reduce along rows inside their functors instead), a
-/// TeamPolicy on GPUs (ReduceLeague).
-template <int N, class F>
-void reduce_box(const std::string& label, const Box<N>& box, const F& f,
-                typename F::value_type& result) {
-  const FlatBox<N> flat(box);
-  if constexpr (host_schedule) {
-    if constexpr (N == 1)
+template <>
+struct BoxLoops<HostSchedule> {
+  /// RangePolicy (rank 1) or MDRangePolicy.
+  template <int N, class F>
+  static void for_box(const std::string& label, const Box<N>& box, const F& f) {
+    if constexpr (N == 1) {
+      Kokkos::parallel_for(label, range_for<F>(box.lo[0], box.hi[0]), f);
+    } else {
+      Kokkos::Array<index_t, N> lo, hi;
+      for (int d = 0; d < N; ++d) lo[d] = box.lo[d], hi[d] = box.hi[d];
+      Kokkos::parallel_for(
+          label,
+          Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<N>, Kokkos::IndexType<index_t>>(lo, hi), f);
+    }
+  }
+  /// A flat RangePolicy (kfuse's own kernels reduce along rows inside their functors
+  /// instead: exec/kernel.hpp's GroupLauncher).
+  template <int N, class F>
+  static void reduce_box(const std::string& label, const Box<N>& box, const F& f,
+                         typename F::value_type& result) {
+    if constexpr (N == 1) {
       Kokkos::parallel_reduce(label, range_for<F>(box.lo[0], box.hi[0]), f, result);
-    else
+    } else {
+      const FlatBox<N> flat(box);
       Kokkos::parallel_reduce(label, range_for<FlatBoxReduce<N, F>>(0, flat.size()),
                               FlatBoxReduce<N, F>{{f}, flat}, result);
-  } else {
+    }
+  }
+};
+
+template <>
+struct BoxLoops<DeviceSchedule> {
+  /// A flat range of points, a thread each.
+  template <int N, class F>
+  static void for_box(const std::string& label, const Box<N>& box, const F& f) {
+    if constexpr (N == 1) {
+      Kokkos::parallel_for(label, range_for<F>(box.lo[0], box.hi[0]), f);
+    } else {
+      using Flat = FlatBoxFor<N, F>;
+      const FlatBox<N> flat(box);
+      Kokkos::parallel_for(label, range_for<Flat>(0, flat.size()), Flat{f, flat});
+    }
+  }
+  /// A TeamPolicy of ReduceLeague's cut.
+  template <int N, class F>
+  static void reduce_box(const std::string& label, const Box<N>& box, const F& f,
+                         typename F::value_type& result) {
     using Reduce = TeamBoxReduce<N, F>;
+    const FlatBox<N> flat(box);
     Reduce reduce{{f}, flat, flat.size(), 0};
     const int threads = std::min(
         reduce_team_threads,
@@ -216,6 +243,19 @@ void reduce_box(const std::string& label, const Box<N>& box, const F& f,
     else
       Kokkos::parallel_reduce(label, policy, reduce, result);
   }
+};
+
+/// parallel_for of f(i, j, ...) over `box`, on ExecSpace's schedule.
+template <int N, class F>
+void for_box(const std::string& label, const Box<N>& box, const F& f) {
+  BoxLoops<default_schedule>::for_box(label, box, f);
+}
+
+/// parallel_reduce of f(i, j, ..., value) over `box` into `result`, on ExecSpace's schedule.
+template <int N, class F>
+void reduce_box(const std::string& label, const Box<N>& box, const F& f,
+                typename F::value_type& result) {
+  BoxLoops<default_schedule>::reduce_box(label, box, f, result);
 }
 
 }  // namespace kfuse::detail

@@ -381,30 +381,48 @@ void launch_on_host(const std::string& label, const Box<N>& box, const Kernel& k
   }
 }
 
-/// Launches `kernel` over `box` (view coordinates) and, when the group has
-/// reductions, leaves their values in `acc`. GPUs get one thread per point
-/// (for_box or reduce_box: a flat range); host CPUs an InnerLoop over the
-/// innermost dimension whose partial sums are joined here in call order.
-/// On host CPUs a kernel with integer powers whose exponents all are small
-/// runs under PointFacts::small_powers: its loop then holds no test on n and
-/// vectorises (GPUs need none: the test is uniform across threads).
-template <int N, class Kernel, class Accumulators>
-void launch(const std::string& label, const Box<N>& box, const Kernel& kernel, Accumulators* acc) {
-  constexpr bool reduces = !std::is_same_v<Accumulators, NoAccumulators>;
-  if constexpr (reduces) acc->init();
-  if (box.size() == 0) return;
-  if constexpr (host_schedule) {
+/// How a group kernel runs over a box, per schedule (core/box_loop.hpp):
+/// run(label, box, kernel, acc) leaves the group's reductions, if any, joined into `acc`.
+template <class Schedule>
+struct GroupLauncher;
+
+/// Host CPUs: an InnerLoop over the innermost dimension, whose partial sums are joined in
+/// call order. A kernel with integer powers whose exponents all are small runs under
+/// PointFacts::small_powers: its loop then holds no test on n and vectorises.
+template <>
+struct GroupLauncher<HostSchedule> {
+  template <int N, class Kernel, class Accumulators>
+  static void run(const std::string& label, const Box<N>& box, const Kernel& kernel,
+                  Accumulators* acc) {
     if constexpr (Kernel::holds_powers) {
       if (kernel.powers_small())
         return launch_on_host(label, box, kernel.assuming_small_powers(), acc);
     }
     launch_on_host(label, box, kernel, acc);
-  } else {
-    if constexpr (reduces)
-      reduce_box(label, box, kernel, *acc);
-    else
-      for_box(label, box, kernel);
   }
+};
+
+/// GPUs: a thread per point of a flat range (reductions: BoxLoops' team policy). No
+/// small-powers variant: the test on n is uniform across threads.
+template <>
+struct GroupLauncher<DeviceSchedule> {
+  template <int N, class Kernel, class Accumulators>
+  static void run(const std::string& label, const Box<N>& box, const Kernel& kernel,
+                  Accumulators* acc) {
+    if constexpr (!std::is_same_v<Accumulators, NoAccumulators>)
+      BoxLoops<DeviceSchedule>::reduce_box(label, box, kernel, *acc);
+    else
+      BoxLoops<DeviceSchedule>::for_box(label, box, kernel);
+  }
+};
+
+/// Launches `kernel` over `box` (view coordinates) on ExecSpace's schedule and, when the
+/// group has reductions, leaves their values in `acc`.
+template <int N, class Kernel, class Accumulators>
+void launch(const std::string& label, const Box<N>& box, const Kernel& kernel, Accumulators* acc) {
+  if constexpr (!std::is_same_v<Accumulators, NoAccumulators>) acc->init();
+  if (box.size() == 0) return;
+  GroupLauncher<default_schedule>::run(label, box, kernel, acc);
 }
 
 }  // namespace kfuse::detail
