@@ -21,38 +21,11 @@
 #include "kfuse/exec/kernel.hpp"
 #include "kfuse/exec/lower.hpp"
 #include "kfuse/exec/space.hpp"
-#include "kfuse/plan/describe.hpp"
+#include "kfuse/exec/statements.hpp"
 #include "kfuse/plan/plan.hpp"
 #include "kfuse/plan/statement.hpp"
 
 namespace kfuse::detail {
-
-// ---- lowering statements -----------------------------------------------------
-
-/// Lowers one statement; J is its accumulator slot when it is a reduction.
-/// With Forward, an array target is kept in register slot Target::index for
-/// the group's later statements (Forwarding) and stored to memory once they
-/// have all run (StoreView).
-template <int J, bool Forward, class Target, class E, class Ctx>
-auto lower_statement(const Assign<Target, E>& s, const Ctx& ctx) {
-  using T = typename Target::value_type;
-  auto expr = lower(s.expr, ctx);
-  if constexpr (is_array_param<Target>::value && Ctx::template in_register<Target::index>) {
-    return StoreRegister<Target::index, T, decltype(expr)>{expr};
-  } else {
-    const auto& target = ctx.template argument<Target::index>();
-    using A = std::decay_t<decltype(target)>;
-    if constexpr (Forward && is_array_param<Target>::value)
-      return StoreView<T, A::rank, decltype(expr), Target::index>{target.view(), expr};
-    else
-      return StoreView<T, A::rank, decltype(expr)>{target.view(), expr};
-  }
-}
-template <int J, bool Forward, class Target, class Op, class E, class F, class Ctx>
-auto lower_statement(const Reduce<Target, Reduction<Op, E, F>>& s, const Ctx& ctx) {
-  auto expr = lower(s.reduction.arg, ctx);
-  return Accumulate<J, Op, typename Reduction<Op, E, F>::value_type, decltype(expr)>{expr};
-}
 
 template <class Seq, int I>
 struct append;
@@ -62,34 +35,6 @@ struct append<std::integer_sequence<int, S...>, I> {
 };
 template <class Seq, int I>
 using append_t = typename append<Seq, I>::type;
-
-/// The position a statement stores to memory and forwards (-1: none).
-template <class S>
-struct forwarded_position : std::integral_constant<int, -1> {};
-template <class Target, class E>
-struct forwarded_position<Assign<Target, E>>
-    : std::integral_constant<int, is_array_param<Target>::value ? Target::index : -1> {};
-
-template <class S>
-struct accumulator_slot_of {
-  using type = void;
-};
-template <int J, class Op, class T, class E>
-struct accumulator_slot_of<Accumulate<J, Op, T, E>> {
-  using type = AccumulatorSlot<J, Op, T>;
-};
-template <class S>
-struct register_slot_of {
-  using type = void;
-};
-template <int K, class T, class E>
-struct register_slot_of<StoreRegister<K, T, E>> {
-  using type = RegisterSlot<K, T>;
-};
-template <class T, int N, class E, int K>
-struct register_slot_of<StoreView<T, N, E, K>> {
-  using type = std::conditional_t<(K < 0), void, RegisterSlot<K, T>>;
-};
 
 /// A list of slot types, each once, in order of first appearance (`void`: no slot).
 template <class... Slot>
@@ -141,7 +86,7 @@ auto lower_members(const Statements&, const Ctx&) {
 template <int J, bool Forward, class Stored, class Statements, class Ctx, class I, class... Rest>
 auto lower_members(const Statements& statements, const Ctx& ctx, I i, Rest... rest) {
   using S = std::decay_t<decltype(hana::at(statements, i))>;
-  constexpr int next = J + (is_reduce_statement<S>::value ? 1 : 0);
+  constexpr int next = J + StatementInfo<S>::reductions;
   constexpr int stored = Forward ? forwarded_position<S>::value : -1;
   using NextStored = std::conditional_t<(stored < 0), Stored, append_t<Stored, stored>>;
   auto head = lower_statement<J, Forward>(hana::at(statements, i), Forwarding<Ctx, Stored>(ctx));
@@ -370,22 +315,22 @@ auto run_exchanged(const std::string& label, const space_t<D>& space, const List
   return run_kernel<kernel_rank<D>>(label, owned_box(space), list, space.comm(), views);
 }
 
-/// Stores each reduction of a group into its Scalar (after finishing it).
+/// Stores what each statement of a group produced (its reductions: store_result), J
+/// numbering the reductions in statement order.
 template <int J, class Statements, class Ctx, class Acc>
-void store_reductions(const Statements&, const Ctx&, const Acc&) {}
+void store_results(const Statements&, const Ctx&, const Acc&) {}
 template <int J, class Statements, class Ctx, class Acc, class I, class... Rest>
-void store_reductions(const Statements& statements, const Ctx& ctx, const Acc& acc, I,
-                      Rest... rest) {
-  using S = std::decay_t<decltype(hana::at(statements, I{}))>;
-  if constexpr (is_reduce_statement<S>::value) {
-    using R = decltype(std::declval<S>().reduction);
-    using F = typename R::finish_type;
-    auto scalar = ctx.template scalar<decltype(std::declval<S>().target)::index>();
-    scalar = F::apply(accumulator_of<J>(acc));
-    store_reductions<J + 1>(statements, ctx, acc, rest...);
-  } else {
-    store_reductions<J>(statements, ctx, acc, rest...);
-  }
+void store_results(const Statements& statements, const Ctx& ctx, const Acc& acc, I, Rest... rest) {
+  const auto& s = hana::at(statements, I{});
+  store_result<J>(s, ctx, acc);
+  constexpr int next = J + StatementInfo<std::decay_t<decltype(s)>>::reductions;
+  store_results<next>(statements, ctx, acc, rest...);
+}
+
+/// Runs a host group (scalar-only statements) in order.
+template <class Statements, class G, class Ctx>
+void run_host_group(const Statements& statements, const G& group, const Ctx& ctx) {
+  hana::for_each(group.members, [&](auto i) { run_on_host(hana::at(statements, i), ctx); });
 }
 
 /// Runs kernel group `group` (plan::group<g>) of `statements` over `space`, lowered
@@ -409,7 +354,7 @@ void run_group(const std::string& label, const space_t<D>& space, const Statemen
     hana::for_each(group.offsets, [&](auto i) { exchange.add(ctx.template argument<i>()); });
   }
   const auto acc = run_exchanged<D>(label, space, list, exchange, true, views);
-  hana::unpack(group.members, [&](auto... i) { store_reductions<0>(statements, ctx, acc, i...); });
+  hana::unpack(group.members, [&](auto... i) { store_results<0>(statements, ctx, acc, i...); });
   hana::for_each(hana::to_tuple(group.writes), [&](auto i) {
     if constexpr (!Ctx::template in_register<i>) ctx.template argument<i>().mark_halo_stale();
   });

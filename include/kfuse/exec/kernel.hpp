@@ -60,58 +60,7 @@ struct AccumulatorFile<AccumulatorSlot<J, Op, T>...> : AccumulatorSlot<J, Op, T>
 /// Kernels without reductions.
 struct NoAccumulators {};
 
-// ---- lowered statements ---------------------------------------------------
-
-/// Stores to a view. With K >= 0 the value goes to register slot K, where
-/// the group's later statements read it (see Forwarding), and to memory in
-/// `flush`, after every statement of the group ran at this point: with all
-/// loads ahead of all stores, the compiler need not reload an operand after
-/// a store it cannot prove to be elsewhere.
-template <class T, int N, class E, int K = -1>
-struct StoreView {
-  view_t<T, N> view;
-  E expr;
-  template <class P>
-  KOKKOS_INLINE_FUNCTION void store(const P& p, const T& value) const {
-    if constexpr (N == 1) view(p[0]) = value;
-    if constexpr (N == 2) view(p[0], p[1]) = value;
-    if constexpr (N == 3) view(p[0], p[1], p[2]) = value;
-  }
-  template <class P, class R, class A>
-  KOKKOS_INLINE_FUNCTION void run(const P& p, R& registers, A&) const {
-    const T value = static_cast<T>(expr.eval(p, registers));
-    if constexpr (K >= 0)
-      register_of<K>(registers) = value;
-    else
-      store(p, value);
-  }
-  template <class P, class R>
-  KOKKOS_INLINE_FUNCTION void flush(const P& p, R& registers) const {
-    if constexpr (K >= 0) store(p, register_of<K>(registers));
-  }
-};
-
-template <int K, class T, class E>
-struct StoreRegister {
-  E expr;
-  template <class P, class R, class A>
-  KOKKOS_INLINE_FUNCTION void run(const P& p, R& registers, A&) const {
-    register_of<K>(registers) = static_cast<T>(expr.eval(p, registers));
-  }
-  template <class P, class R>
-  KOKKOS_INLINE_FUNCTION void flush(const P&, R&) const {}
-};
-
-template <int J, class Op, class T, class E>
-struct Accumulate {
-  E expr;
-  template <class P, class R, class A>
-  KOKKOS_INLINE_FUNCTION void run(const P& p, R& registers, A& accumulators) const {
-    Op::join(accumulator_of<J>(accumulators), static_cast<T>(expr.eval(p, registers)));
-  }
-  template <class P, class R>
-  KOKKOS_INLINE_FUNCTION void flush(const P&, R&) const {}
-};
+// ---- statement lists --------------------------------------------------------
 
 /// The statements of one group, run in order at each point.
 template <class... S>
@@ -144,19 +93,7 @@ StatementList<S, Rest...> prepend(const S& s, const StatementList<Rest...>& rest
   return {s, rest};
 }
 
-/// Lowered statements hold one expression; a statement list its statements.
-template <class T, int N, class E, int K>
-auto children(const StoreView<T, N, E, K>& s) {
-  return std::tie(s.expr);
-}
-template <int K, class T, class E>
-auto children(const StoreRegister<K, T, E>& s) {
-  return std::tie(s.expr);
-}
-template <int J, class Op, class T, class E>
-auto children(const Accumulate<J, Op, T, E>& s) {
-  return std::tie(s.expr);
-}
+/// A statement list's children: its statements (each lowered statement's: its expression).
 template <class... S>
 auto children(const StatementList<S...>& list) {
   if constexpr (sizeof...(S) == 0)

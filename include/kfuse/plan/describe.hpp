@@ -1,5 +1,6 @@
-// Text of expressions and statements for explain(), to_dot() and kernel
-// labels. Placeholders are named through a callback (position -> label).
+// Text of expressions for explain(), to_dot() and kernel labels (a statement kind's own
+// text is in plan/statement.hpp). Placeholders are named through a callback (position ->
+// label).
 #pragma once
 
 #include <cstddef>
@@ -9,8 +10,11 @@
 #include <utility>
 #include <vector>
 
+#include "kfuse/expr/operation.hpp"
+#include "kfuse/expr/reduction.hpp"
+#include "kfuse/expr/sparse_product.hpp"
+#include "kfuse/expr/terminal.hpp"
 #include "kfuse/expr/walk.hpp"
-#include "kfuse/plan/statement.hpp"
 
 namespace kfuse::detail {
 
@@ -127,26 +131,6 @@ std::string describe(const Reduction<Op, E, F>& r, const Names& names) {
     return "sqrt(sum(" + inner + "))";
   else
     return std::string(Op::symbol) + "(" + inner + ")";
-}
-
-template <class S>
-struct is_reduce_statement : std::false_type {};
-template <class T, class R>
-struct is_reduce_statement<Reduce<T, R>> : std::true_type {};
-
-/// "assign v" / "reduce res": the short form used in kernel labels.
-template <class S, class Names>
-std::string statement_label(const S& s, const Names& names) {
-  return (is_reduce_statement<S>::value ? "reduce " : "assign ") + describe(s.target, names);
-}
-
-/// "assign v = expr" / "reduce res = sum(...)": the long form for explain().
-template <class S, class Names>
-std::string statement_text(const S& s, const Names& names) {
-  if constexpr (is_reduce_statement<S>::value)
-    return "reduce " + describe(s.target, names) + " = " + describe(s.reduction, names);
-  else
-    return "assign " + describe(s.target, names) + " = " + describe(s.expr, names);
 }
 
 }  // namespace kfuse::detail

@@ -29,40 +29,6 @@
 
 namespace kfuse::detail {
 
-/// What kind of statement S is, for the fusion rules; what it reads is `reads`'s access.
-template <class S>
-struct StatementInfo;
-
-template <class Target, class E>
-struct StatementInfo<Assign<Target, E>> {
-  static constexpr bool kernel = true;
-  static constexpr int domain = domain::combine(Target::domain, expr_traits<E>::domain);
-  static constexpr int reductions = 0;
-  static constexpr int array_target = Target::index, scalar_target = -1;
-  using reads = E;
-  static constexpr bool array_handles = reads_array_handles<E>();
-};
-
-template <class Target, class R>
-struct StatementInfo<Reduce<Target, R>> {
-  static constexpr bool kernel = true;
-  static constexpr int domain = R::domain;
-  static constexpr int reductions = 1;
-  static constexpr int array_target = -1, scalar_target = Target::index;
-  using reads = R;
-  static constexpr bool array_handles = reads_array_handles<R>();
-};
-
-template <class Target, class E>
-struct StatementInfo<ScalarAssign<Target, E>> {  // scalar-only: no array read
-  static constexpr bool kernel = false;
-  static constexpr int domain = domain::scalar;
-  static constexpr int reductions = 0;
-  static constexpr int array_target = -1, scalar_target = Target::index;
-  using reads = E;
-  static constexpr bool array_handles = false;
-};
-
 /// One statement's facts: what it writes and reads, as masks, and its group.
 template <int Words>
 struct StatementFacts {

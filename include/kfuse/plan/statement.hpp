@@ -6,45 +6,126 @@
 // Misuse that the placeholder types reveal is a static_assert here.
 #pragma once
 
+#include <string>
 #include <type_traits>
 
 #include <boost/hana/integral_constant.hpp>
 #include <boost/hana/tuple.hpp>
 
 #include "kfuse/plan/access.hpp"
+#include "kfuse/plan/describe.hpp"
 
 namespace kfuse::detail {
 
 namespace hana = boost::hana;
+
+// Each statement kind says here, once, what the plan and the front end need of it:
+//   StatementInfo<S>       kernel (or host), domain, reductions, targets, what it reads
+//                          (`reads`, for access_of), whether it reads eager handles, and
+//                          its verb in labels ("assign", "reduce")
+//   statement_expr(s)      a kernel statement's array expression (what it reads at each
+//                          point), and with_expr(s, e) the statement with e instead: the
+//                          Unfused rewrite splits that expression (plan/unfused.hpp)
+//   statement_text(s, n)   its text in explain() ("assign v = u + 1")
+// and exec/statements.hpp says how it runs. A new statement kind is a section in each.
+
+template <class S>
+struct StatementInfo;
+
+// ---- Assign: an array (or temporary) = expression, at every point --------------
 
 template <class Target, class E>
 struct Assign {
   Target target;
   E expr;
 };
+template <class Target, class E>
+struct StatementInfo<Assign<Target, E>> {
+  static constexpr bool kernel = true;
+  static constexpr int domain = domain::combine(Target::domain, expr_traits<E>::domain);
+  static constexpr int reductions = 0;
+  static constexpr int array_target = Target::index, scalar_target = -1;
+  using reads = E;
+  static constexpr bool array_handles = reads_array_handles<E>();
+  static constexpr const char* verb = "assign";
+};
+template <class Target, class E>
+const E& statement_expr(const Assign<Target, E>& s) {
+  return s.expr;
+}
+template <class Target, class E, class X>
+Assign<Target, X> with_expr(const Assign<Target, E>& s, const X& e) {
+  return {s.target, e};
+}
+template <class Target, class E, class Names>
+std::string statement_text(const Assign<Target, E>& s, const Names& names) {
+  return "assign " + describe(s.target, names) + " = " + describe(s.expr, names);
+}
+
+// ---- Reduce: a Scalar = reduction over the points ------------------------------
+
 template <class Target, class R>
 struct Reduce {
   Target target;
   R reduction;
 };
+template <class Target, class R>
+struct StatementInfo<Reduce<Target, R>> {
+  static constexpr bool kernel = true;
+  static constexpr int domain = R::domain;
+  static constexpr int reductions = 1;
+  static constexpr int array_target = -1, scalar_target = Target::index;
+  using reads = R;
+  static constexpr bool array_handles = reads_array_handles<R>();
+  static constexpr const char* verb = "reduce";
+};
+template <class Target, class R>
+const auto& statement_expr(const Reduce<Target, R>& s) {
+  return s.reduction.arg;
+}
+template <class Target, class R, class X>
+auto with_expr(const Reduce<Target, R>& s, const X& e) {
+  auto reduction = rebuild(s.reduction, e);
+  return Reduce<Target, decltype(reduction)>{s.target, reduction};
+}
+template <class Target, class R, class Names>
+std::string statement_text(const Reduce<Target, R>& s, const Names& names) {
+  return "reduce " + describe(s.target, names) + " = " + describe(s.reduction, names);
+}
+
+// ---- ScalarAssign: a Scalar = scalar-only expression, once, on the host --------
+
 template <class Target, class E>
 struct ScalarAssign {
   Target target;
   E expr;
 };
+template <class Target, class E>
+struct StatementInfo<ScalarAssign<Target, E>> {
+  static constexpr bool kernel = false;
+  static constexpr int domain = domain::scalar;
+  static constexpr int reductions = 0;
+  static constexpr int array_target = -1, scalar_target = Target::index;
+  using reads = E;
+  static constexpr bool array_handles = false;
+  static constexpr const char* verb = "assign";
+};
+template <class Target, class E, class Names>
+std::string statement_text(const ScalarAssign<Target, E>& s, const Names& names) {
+  return "assign " + describe(s.target, names) + " = " + describe(s.expr, names);
+}
+
+// ---- the program and what is written once for every kind -----------------------
+
 template <class... S>
 struct Seq {
   hana::tuple<S...> statements;
 };
 
-template <class S>
+template <class S, class = void>
 struct is_statement : std::false_type {};
-template <class T, class E>
-struct is_statement<Assign<T, E>> : std::true_type {};
-template <class T, class R>
-struct is_statement<Reduce<T, R>> : std::true_type {};
-template <class T, class E>
-struct is_statement<ScalarAssign<T, E>> : std::true_type {};
+template <class S>
+struct is_statement<S, std::void_t<decltype(StatementInfo<S>::kernel)>> : std::true_type {};
 
 /// The statements a program lambda returned, as a hana::tuple.
 template <class... S>
@@ -57,6 +138,12 @@ auto statement_tuple(const S& s) {
                 "kfuse::fuse: the lambda must return kfuse::seq(...) or a single statement "
                 "(kfuse::assign / kfuse::reduce)");
   return hana::make_tuple(s);
+}
+
+/// "assign v" / "reduce res": the short form used in kernel labels.
+template <class S, class Names>
+std::string statement_label(const S& s, const Names& names) {
+  return std::string(StatementInfo<S>::verb) + " " + describe(s.target, names);
 }
 
 /// Reach of x in A * x, for for_each_array_access: x lives on A's columns, checked against A
@@ -81,32 +168,19 @@ void for_each_array_access(const E& e, F&& f) {
   });
 }
 
-// What each statement kind reads and writes, for the binding's checks and the runner.
+/// Calls f(expression) for a kernel statement's array expression (none for a host one).
+template <class S, class F>
+void with_statement_expr(const S& s, F&& f) {
+  if constexpr (StatementInfo<S>::kernel) f(statement_expr(s));
+}
 
-/// Calls f(expression) for the array expression of a statement (none for a scalar one).
-template <class Target, class E, class F>
-void with_statement_expr(const Assign<Target, E>& s, F&& f) {
-  f(s.expr);
+/// Calls f(position, reach) for every array parameter a statement writes or reads.
+template <class S, class F>
+void for_each_statement_array(const S& s, F&& f) {
+  using Info = StatementInfo<S>;
+  if constexpr (Info::array_target >= 0) f(hana::int_c<Info::array_target>, 0);
+  with_statement_expr(s, [&](const auto& e) { for_each_array_access(e, f); });
 }
-template <class Target, class R, class F>
-void with_statement_expr(const Reduce<Target, R>& s, F&& f) {
-  f(s.reduction.arg);
-}
-template <class Target, class E, class F>
-void with_statement_expr(const ScalarAssign<Target, E>&, F&&) {}
-
-/// Calls f(position, reach) for every array parameter a statement reads or writes.
-template <class Target, class E, class F>
-void for_each_statement_array(const Assign<Target, E>& s, F&& f) {
-  if constexpr (is_array_param<Target>::value) f(hana::int_c<Target::index>, 0);
-  for_each_array_access(s.expr, f);
-}
-template <class Target, class R, class F>
-void for_each_statement_array(const Reduce<Target, R>& s, F&& f) {
-  for_each_array_access(s.reduction.arg, f);
-}
-template <class Target, class E, class F>
-void for_each_statement_array(const ScalarAssign<Target, E>&, F&&) {}
 
 }  // namespace kfuse::detail
 

@@ -97,26 +97,18 @@ auto materialize(const E& e) {
 
 /// One statement, split: (statements, next free position). The root operation stays in
 /// the statement; its children are materialised.
-template <class Next, class Target, class E>
-auto split_statement(Next, const Assign<Target, E>& s) {
-  auto inner = materialize_children<Next::value>(s.expr);
-  auto root =
-      Assign<Target, std::decay_t<decltype(hana::at_c<1>(inner))>>{s.target, hana::at_c<1>(inner)};
-  return hana::make_tuple(hana::append(hana::at_c<0>(inner), root),
-                          hana::int_c<Next::value + child_operation_count<E>()>);
-}
-template <class Next, class Target, class R>
-auto split_statement(Next, const Reduce<Target, R>& s) {
-  using E = std::decay_t<decltype(s.reduction.arg)>;
-  auto inner = materialize_children<Next::value>(s.reduction.arg);
-  auto reduction = rebuild(s.reduction, hana::at_c<1>(inner));
-  auto root = Reduce<Target, decltype(reduction)>{s.target, reduction};
-  return hana::make_tuple(hana::append(hana::at_c<0>(inner), root),
-                          hana::int_c<Next::value + child_operation_count<E>()>);
-}
-template <class Next, class Target, class E>
-auto split_statement(Next next, const ScalarAssign<Target, E>& s) {
-  return hana::make_tuple(hana::make_tuple(s), next);
+template <class Next, class S>
+auto split_statement(Next next, const S& s) {
+  if constexpr (StatementInfo<S>::kernel) {
+    (void)next;
+    using E = std::decay_t<decltype(statement_expr(s))>;
+    auto inner = materialize_children<Next::value>(statement_expr(s));
+    auto root = with_expr(s, hana::at_c<1>(inner));
+    return hana::make_tuple(hana::append(hana::at_c<0>(inner), root),
+                            hana::int_c<Next::value + child_operation_count<E>()>);
+  } else {  // a host statement runs as it is
+    return hana::make_tuple(hana::make_tuple(s), next);
+  }
 }
 
 /// All statements, split; temporaries are numbered from `first`.

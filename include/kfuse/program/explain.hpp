@@ -12,7 +12,7 @@
 
 #include "kfuse/core/static_for.hpp"
 #include "kfuse/exec/space.hpp"
-#include "kfuse/plan/describe.hpp"
+#include "kfuse/plan/statement.hpp"
 
 namespace kfuse::detail {
 

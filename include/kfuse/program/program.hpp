@@ -169,17 +169,8 @@ template <class Policy, class Statements, class... Args, int UserCount>
 template <class G>
 void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
     const G& group, const std::string& label) {
-  namespace hana = detail::hana;
   if constexpr (!G::kernel) {
-    // Scalar-only statements: evaluated on the host, in order.
-    hana::for_each(group.members, [&](auto i) {
-      const auto& s = hana::at(statements_, i);
-      auto expr = detail::lower(s.expr, binding_->template context<1>(nullptr));
-      detail::NoRegisters none;
-      auto target = binding_->template argument<decltype(s.target)::index>();
-      target = static_cast<typename decltype(s.target)::value_type>(
-          expr.eval(detail::Point<1>{{0}}, none));
-    });
+    detail::run_host_group(statements_, group, binding_->template context<1>(nullptr));
   } else {
     constexpr int D = plan::group_domains[G::index];
     static_assert(detail::has_space(D),
