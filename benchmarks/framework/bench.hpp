@@ -9,9 +9,9 @@
 // variants interleaved, counts their kernels with kfuse::KernelCounter and
 // compares every result with the `kokkos` variant's.
 //
-// Adding a workload: benchmarks/workloads/<name>.cpp registers the workload
-// and its kfuse variants, <name>_kokkos.cpp the hand-written variant (the
-// build globs workloads/*.cpp; nothing else to edit).
+// Adding a workload: a folder benchmarks/workloads/<name>/ whose <name>.cpp
+// registers the workload and its kfuse variants, <name>_kokkos.cpp the
+// hand-written variant (the build globs workloads/*/*.cpp; nothing else to edit).
 //
 // Parts: kfuse-bench compiles a kfuse workload file listed in
 // benchmarks/CMakeLists.txt once per variant it names, each a translation

@@ -179,7 +179,7 @@ template <class S, class F>
 void for_each_statement_array(const S& s, F&& f) {
   using Info = StatementInfo<S>;
   if constexpr (Info::array_target >= 0) f(hana::int_c<Info::array_target>, 0);
-  with_statement_expr(s, [&](const auto& e) { for_each_array_access(e, f); });
+  if constexpr (Info::kernel) for_each_array_access(statement_expr(s), f);
 }
 
 }  // namespace kfuse::detail

@@ -250,6 +250,12 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
     return comm;
   }
 
+  /// Each argument's storage identity (argument_storage), by position.
+  template <std::size_t... I>
+  std::array<const void*, sizeof...(I)> storage_ids(std::index_sequence<I...>) const {
+    return {argument_storage<std::tuple_element_t<I, ArgTuple>>(std::get<I>(slots_))...};
+  }
+
   template <class Statements>
   void check_group_spaces(const Statements& statements);
   void check_aliasing() const;
@@ -347,10 +353,7 @@ template <class Plan, class... Args, int UserCount>
 void Binding<Plan, std::tuple<Args...>, UserCount>::check_aliasing() const {
   typename Plan::Mask written;
   for (const auto& f : Plan::statement_facts) written |= f.writes | f.scalar_writes;
-  std::array<const void*, sizeof...(Args)> storage{};
-  static_for<size>([&](auto i) {
-    storage[i] = argument_storage<std::tuple_element_t<i, ArgTuple>>(std::get<i>(slots_));
-  });
+  const auto storage = storage_ids(std::index_sequence_for<Args...>{});
   for (std::size_t i = 0; i < storage.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (storage[i] != nullptr && storage[i] == storage[j] &&

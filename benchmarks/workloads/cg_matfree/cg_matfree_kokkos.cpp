@@ -1,0 +1,177 @@
+// What an expert writes: the fewest passes over memory CG's dependences allow,
+// the stencil overlapped with the halo exchange, reductions split over lanes.
+// Matrix-free CG by hand: three Kokkos kernels per iteration on the grid
+// arrays, the stencil fused with its dot and overlapped with p's halo
+// exchange (kfuse::HaloExchange: interior points while the messages fly,
+// then the boundary strips at faces with a neighbour, labelled ":boundary"
+// as kfuse does). Kernels run
+// by rows, an inner loop along j per row, sums kept in registers for a row
+// and split over lanes (hand_loops.hpp says why):
+//   kernel 1: Ap = 4 p - p(i-1,j) - p(i+1,j) - p(i,j-1) - p(i,j+1), pAp = p.Ap
+//   kernel 2: r -= alpha Ap, rr' = r.r
+//   kernel 3: x += alpha p, p = r + beta p   (p is read there anyway)
+// Dirichlet 0: the physical halo cells of p and x stay 0 (never written).
+#include <string>
+#include <vector>
+
+#include "../solvers/solver_hand.hpp"
+
+namespace kfuse::bench::solvers {
+namespace {
+
+using hand::for_box;
+using hand::Range2;
+using hand::reduce_box;
+using View2 = detail::view_t<double, 2>;
+
+KOKKOS_INLINE_FUNCTION double laplacian(const View2& u, std::int64_t i, std::int64_t j) {
+  return 4.0 * u(i, j) - u(i - 1, j) - u(i + 1, j) - u(i, j - 1) - u(i, j + 1);
+}
+
+/// Ap = A p and p.Ap.
+struct StencilDot {
+  View2 p, Ap;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* sums) const {
+    const double y = laplacian(p, i, j);
+    Ap(i, j) = y;
+    sums[0] += p(i, j) * y;
+  }
+};
+
+struct UpdateR {
+  View2 r, Ap;
+  double alpha;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* sums) const {
+    const double ri = r(i, j) - alpha * Ap(i, j);
+    r(i, j) = ri;
+    sums[0] += ri * ri;
+  }
+};
+
+struct UpdateXP {
+  View2 x, p, r;
+  double alpha, beta;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
+    const double pij = p(i, j);
+    x(i, j) += alpha * pij;
+    p(i, j) = r(i, j) + beta * pij;
+  }
+};
+
+/// The start: r = b - A x, p = r, with r.r and b.b.
+struct Start {
+  View2 x, b, r, p;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* sums) const {
+    const double ri = b(i, j) - laplacian(x, i, j);
+    r(i, j) = ri;
+    p(i, j) = ri;
+    sums[0] += ri * ri;
+    sums[1] += b(i, j) * b(i, j);
+  }
+};
+
+class Hand final : public Variant {
+ public:
+  explicit Hand(const Setup& setup)
+      : grid_(make_grid(setup)),
+        b_(make_rhs(grid_)),
+        x_(grid_, "x"),
+        r_(grid_, "r"),
+        p_(grid_, "p"),
+        Ap_(grid_, "Ap") {
+    const std::int64_t h = grid_.halo(), e0 = grid_.local_extent(0), e1 = grid_.local_extent(1);
+    owned_ = {h, h, h + e0, h + e1};
+    // A margin only at faces whose halo comes by message (fixed boundaries
+    // are ready at once), as kfuse's overlapped kernels shrink their interior.
+    const HaloExchange<2> faces(grid_);
+    auto margin = [&](int d, int side) -> std::int64_t {
+      return faces.ready_after_start(d, side) ? 0 : 1;
+    };
+    interior_ = {h + margin(0, 0), h + margin(1, 0), h + e0 - margin(0, 1), h + e1 - margin(1, 1)};
+    if (interior_.empty()) {
+      interior_ = {0, 0, 0, 0};
+      strips_.push_back(owned_);
+    } else {  // the rows above and below the interior across, then the columns beside it
+      const Range2 in = interior_;
+      for (const Range2& strip :
+           {Range2{h, h, in.lo0, h + e1}, Range2{in.hi0, h, h + e0, h + e1},
+            Range2{in.lo0, h, in.hi0, in.lo1}, Range2{in.lo0, in.hi1, in.hi0, h + e1}})
+        if (!strip.empty()) strips_.push_back(strip);
+    }
+  }
+
+  void reset() override {
+    x_.fill(0.0);
+    steps_ = 0;
+  }
+
+  void step() override {
+    const Comm& comm = grid_.comm();
+    if (steps_++ == 0) {
+      {
+        HaloExchange<2> exchange(grid_);
+        exchange.add(x_);
+        exchange.run();
+      }
+      double sums[2];
+      reduce_box<2>(hand_label("cg_matfree: r = b - A x, p = r, r.r, b.b"), owned_,
+                    Start{x_.view(), b_.view(), r_.view(), p_.view()}, sums);
+      comm.allreduce(sums, 2, ReduceOp::sum);
+      rr_ = sums[0];
+      b_norm_ = std::sqrt(sums[1]);
+    }
+
+    double pAp = 0;
+    {
+      const StencilDot kernel{p_.view(), Ap_.view()};
+      const std::string label = hand_label("cg_matfree: Ap = A p, p.Ap");
+      HaloExchange<2> exchange(grid_);
+      exchange.add(p_);
+      exchange.start();
+      if (!interior_.empty()) reduce_box<1>(label, interior_, kernel, &pAp);
+      exchange.finish();
+      for (const Range2& strip : strips_) {
+        double part = 0;
+        reduce_box<1>(label + ":boundary", strip, kernel, &part);
+        pAp += part;
+      }
+    }
+    pAp = comm.allreduce(pAp, ReduceOp::sum);
+    const double alpha = rr_ / pAp;
+
+    double rr_new = 0;
+    reduce_box<1>(hand_label("cg_matfree: r -= alpha Ap, r.r"), owned_,
+                  UpdateR{r_.view(), Ap_.view(), alpha}, &rr_new);
+    rr_new = comm.allreduce(rr_new, ReduceOp::sum);
+    const double beta = rr_new / rr_;
+    rr_ = rr_new;
+
+    for_box(hand_label("cg_matfree: x += alpha p, p = r + beta p"), owned_,
+            UpdateXP{x_.view(), p_.view(), r_.view(), alpha, beta});
+    p_.mark_halo_stale();
+  }
+
+  Fields result() const override { return solution_fields(b_, x_); }
+
+  Figures figures() const override {
+    Figures f;
+    f.kernels = 3;
+    f.allreduces = 2;
+    f.exchanges = 1;
+    f.bytes = cg_min_bytes(double(grid_.global_size()), 0);
+    return f;
+  }
+
+ private:
+  Grid<2> grid_;
+  Array2 b_, x_, r_, p_, Ap_;
+  Range2 owned_{}, interior_{};
+  std::vector<Range2> strips_;
+  double rr_ = 0, b_norm_ = 0;
+  int steps_ = 0;
+};
+
+KFUSE_BENCH_REGISTER(register_variant_class<Hand>("cg_matfree", "kokkos"));
+
+}  // namespace
+}  // namespace kfuse::bench::solvers

@@ -1,0 +1,140 @@
+// Building blocks of the hand-written (`kokkos`) solver variants: what an
+// expert writes on top of the matrix's local CSR block and import plan.
+//
+// A vector that a sparse product reads is kept as one array over every local
+// column of A (owned entries, then the ghosts: the import lands in its tail),
+// so the product's inner loop reads one array without a branch. Products run
+// overlapped with the ghost import: the rows without ghost columns while the
+// messages fly, then the other rows (labelled ":boundary", as kfuse does).
+//
+// Reductions run in chunks of consecutive indices, split over lanes
+// (hand_loops.hpp).
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "../common/hand_loops.hpp"
+#include "solvers.hpp"
+
+namespace kfuse::bench::solvers::hand {
+
+using namespace kfuse::bench::hand;  // loops and reductions
+
+using Rows = Kokkos::View<const int*, Kokkos::LayoutRight, detail::MemSpace>;
+
+/// A vector over A's columns: all() = owned entries, then ghosts.
+struct ColumnVector {
+  View all;
+  std::int64_t owned = 0;
+  ColumnVector(const Matrix& A, const std::string& label)
+      : all(label, static_cast<std::size_t>(A.domain().local_size() + A.num_ghosts())),
+        owned(A.domain().local_size()) {}
+  View owned_part() const { return Kokkos::subview(all, std::make_pair(std::int64_t(0), owned)); }
+  View ghosts() const {
+    return Kokkos::subview(all, std::make_pair(owned, std::int64_t(all.extent(0))));
+  }
+  /// Imports the ghosts (not overlapped).
+  void import(const Matrix& A) const { A.import_plan().run(owned_part(), ghosts()); }
+};
+
+/// The local block: row i of A times a column vector.
+struct Csr {
+  Matrix::offset_view row_ptr;
+  Matrix::index_view col;
+  ConstView val;
+  explicit Csr(const Matrix& A) : row_ptr(A.row_ptr()), col(A.col_idx()), val(A.values()) {}
+  KOKKOS_INLINE_FUNCTION double row_times(int row, const ConstView& x) const {
+    // Raw pointers in locals (the views are contiguous), as kfuse's row read
+    // does: the compiler then keeps the loop's addresses in registers.
+    const int* const column = col.data();
+    const double* const value = val.data();
+    const double* const xs = x.data();
+    const auto end = row_ptr(row + 1);
+    double y = 0;
+    for (auto k = row_ptr(row); k < end; ++k) y += value[k] * xs[column[k]];
+    return y;
+  }
+};
+
+/// Ap = A p and p.Ap over the rows row_of(k) (CG's first kernel; p: all columns).
+template <class RowOf>
+struct SpmvPAp {
+  Csr A;
+  ConstView p;
+  View Ap;
+  RowOf row_of;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
+    const int row = row_of(k);
+    const double y = A.row_times(row, p);
+    Ap(row) = y;
+    sums[0] += p(row) * y;
+  }
+};
+
+/// The start of CG and BiCGSTAB: r = b - A x, copy = r (CG's p, BiCGSTAB's
+/// r_hat), with r.r and b.b (x: all columns).
+struct ResidualStart {
+  Csr A;
+  ConstView x, b;
+  View r, copy;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
+    const double ri = b(i) - A.row_times(int(i), x);
+    r(i) = ri;
+    copy(i) = ri;
+    sums[0] += ri * ri;
+    sums[1] += b(i) * b(i);
+  }
+};
+
+/// Which row launch index k is: the k-th of a list, or the k-th after `first`.
+struct ListedRows {
+  Rows rows;
+  KOKKOS_INLINE_FUNCTION int operator()(std::int64_t k) const { return rows(k); }
+};
+struct RowsFrom {
+  std::int64_t first;
+  KOKKOS_INLINE_FUNCTION int operator()(std::int64_t k) const { return int(first + k); }
+};
+
+/// Runs `make(row_of)` (a body over launch indices k, row_of(k) its row,
+/// summing M values) for the rows of A while x's ghosts are imported:
+/// interior rows first (a range when consecutive), then, once the ghosts
+/// are in, the boundary rows.
+template <unsigned M, class Make>
+void overlapped_rows(const std::string& label, const Matrix& A, const ColumnVector& x,
+                     const Make& make, double* sums) {
+  GhostImport<double>& plan = A.import_plan();
+  plan.start(x.owned_part(), x.ghosts());
+  const Rows interior = A.interior_rows(), boundary = A.boundary_rows();
+  if (const auto& range = A.interior_range())
+    reduce<M>(label, range->second - range->first, make(RowsFrom{range->first}), sums);
+  else
+    reduce<M>(label, std::int64_t(interior.extent(0)), make(ListedRows{interior}), sums);
+  plan.finish();
+  double part[M];
+  reduce<M>(label + ":boundary", std::int64_t(boundary.extent(0)), make(ListedRows{boundary}),
+            part);
+  for (unsigned m = 0; m < M; ++m) sums[m] += part[m];
+}
+
+/// The same for a body without sums: `make(row_of)` is a parallel_for body
+/// over launch indices k.
+template <class Make>
+void overlapped_rows_for(const std::string& label, const Matrix& A, const ColumnVector& x,
+                         const Make& make) {
+  GhostImport<double>& plan = A.import_plan();
+  plan.start(x.owned_part(), x.ghosts());
+  const Rows interior = A.interior_rows(), boundary = A.boundary_rows();
+  if (const auto& range = A.interior_range())
+    Kokkos::parallel_for(label, IndexRange(0, range->second - range->first),
+                         make(RowsFrom{range->first}));
+  else
+    Kokkos::parallel_for(label, IndexRange(0, std::int64_t(interior.extent(0))),
+                         make(ListedRows{interior}));
+  plan.finish();
+  Kokkos::parallel_for(label + ":boundary", IndexRange(0, std::int64_t(boundary.extent(0))),
+                       make(ListedRows{boundary}));
+}
+
+}  // namespace kfuse::bench::solvers::hand
