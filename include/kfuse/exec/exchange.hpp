@@ -30,6 +30,8 @@ void for_each_sparse_product(const E& e, F&& f) {
   });
 }
 
+/// The ghost imports of a row-map group: every A * x whose x lacks current ghost values for
+/// A's import plan, once; finish() marks them fresh for that matrix.
 class GhostRefresh {
  public:
   using rows_view = Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace>;
