@@ -44,8 +44,12 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
   using ArgTuple = std::tuple<Args...>;
   static constexpr int size = int(sizeof...(Args));
 
+  /// Whether each position holds a program temporary (kfuse::temporary or the Unfused
+  /// rewrite's).
+  static constexpr std::array<bool, sizeof...(Args)> temporary_at{
+      {is_temporary_tag<Args>::value...}};
   template <int I>
-  static constexpr bool is_temporary = is_temporary_tag<std::tuple_element_t<I, ArgTuple>>::value;
+  static constexpr bool is_temporary = temporary_at[I];
 
   /// Checks `args` and binds them; `previous` (the binding being replaced, if any) lends
   /// its memory temporaries when the arrays live where they did. Collective.
@@ -191,15 +195,9 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
 
   /// What messages call the argument at `position`.
   std::string quoted(int position) const {
-    std::string text;
-    static_for<size>([&](auto i) {
-      if (int(i) != position) return;
-      if constexpr (is_temporary<i>)
-        text = int(i) < UserCount ? "kfuse::temporary" : "an intermediate";
-      else
-        text = "'" + std::get<i>(slots_).label() + "'";
-    });
-    return text;
+    if (temporary_at[position])
+      return position < UserCount ? "kfuse::temporary" : "an intermediate";
+    return "'" + name_of(position) + "'";
   }
 
   /// The slots of `args`; temporaries are kept from `previous` when every array lives

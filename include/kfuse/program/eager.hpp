@@ -40,9 +40,9 @@ bool is_target(const A& a, const Target* target) {
   }
 }
 
-/// Checks every array leaf against `space` (collectively: an error on one
-/// rank throws on all), collects stale stencil reads into `exchange`, and
-/// reports whether `target` (if any) is read at an offset.
+/// Checks every array leaf against `space` (collectively: an error on one rank throws on
+/// all), adds its stencil reads and products to `exchange` (which keeps the stale ones),
+/// and reports whether `target` (if any) is read at an offset.
 template <int D, class E, class Target>
 bool prepare_leaves(const char* api, const E& e, const space_t<D>& space, exchange_t<D>& exchange,
                     const Target* target) {

@@ -100,12 +100,12 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   /// Arguments that are handles (not temporaries) among the user's.
   static constexpr std::size_t handle_count() {
     std::size_t n = 0;
-    for (bool t : {detail::is_temporary_tag<Args>::value...}) n += t ? 0 : 1;
+    for (bool t : Binding::temporary_at) n += t ? 0 : 1;
     return n;
   }
   static constexpr std::size_t handles_before(std::size_t position) {
     std::size_t n = 0, k = 0;
-    for (bool t : {detail::is_temporary_tag<Args>::value...}) {
+    for (bool t : Binding::temporary_at) {
       if (k++ == position) break;
       n += t ? 0 : 1;
     }
