@@ -411,8 +411,9 @@ run() {
     } >> "$summary"
   fi
 
-  # kfuse-bench, each workload at its GPU size.
-  local bench=$build/benchmarks/kfuse-bench rows=$out/bench-rows
+  # kfuse-bench, each workload at its GPU size; the rows are gathered in the build tree, not in
+  # OUT, whose files the device tool brings back only 8 at a time.
+  local bench=$build/benchmarks/kfuse-bench rows=$build/bench-rows
   rm -rf "$rows"
   mkdir -p "$rows"
   : > "$out/bench.txt"
@@ -421,7 +422,7 @@ run() {
     for entry in "${GPU_BENCH_SIZES[@]}"; do
       name=${entry%%=*} size=${entry#*=}
       [ -z "${KFUSE_GPU_WORKLOADS:-}" ] || [[ " $KFUSE_GPU_WORKLOADS " == *" $name "* ]] || continue
-      local args=(--workload "$name" --size "$size" --stream-size "$GPU_STREAM_DOUBLES")
+      local args=(--workload "$name" --size "$size" --stream-size "$GPU_STREAM_DOUBLES" --kernel-times)
       phase "bench $name (size $size)" 120 "$out/bench.txt" "${launch[@]}" "$bench" "${args[@]}" \
         --json "$rows/$name.json" || crash_backtrace $? "$out/bench-crash.txt" "$bench" "${args[@]}"
     done
@@ -441,12 +442,14 @@ if not fused:
     sys.exit(0)
 def x(v):
     return "-" if v is None else f"{v:.2f}x"
+def pct(v):  # none where the workload has no bytes model (gmg) or fits in the cache
+    return "-" if v is None else f"{v:.0f}%"
 print("| workload | size | ms/iter | kernels/iter | vs unfused | vs kokkos | % device triad | status |")
 print("|---|---|---|---|---|---|---|---|")
 for r in fused:
     print(f"| {r['workload']} | {r['size_knob']} | {1e3 * r['time_per_iter_s']:.3f} | "
           f"{r['kernels_per_iter']:.1f} | {x(r['speedup_vs_unfused'])} | {x(r['speedup_vs_kokkos'])} | "
-          f"{r['pct_stream']:.0f}% | {r['status']} |")
+          f"{pct(r['pct_stream'])} | {r['status']} |")
 for key in ("speedup_vs_unfused", "speedup_vs_kokkos"):
     v = [r[key] for r in fused if r[key]]
     if v:

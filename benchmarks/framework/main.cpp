@@ -67,6 +67,9 @@ int run(int argc, char** argv) {
   app.add_option("--compile-times", options.compile_times_dir,
                  "folder of <source>.seconds files left by the build")
       ->capture_default_str();
+  app.add_flag("--kernel-times", options.kernel_times,
+               "after the timing, run each variant once more with a fence around every kernel and "
+               "print where an iteration's time goes, kernel by kernel (rank 0)");
   app.add_flag("--list", list, "list the workloads and their variants, then exit");
   try {
     app.parse(argc, argv);

@@ -82,6 +82,36 @@ void write_compile_table(std::ostream& out, const std::vector<Row>& rows,
         << listed << ".\n";
 }
 
+/// --kernel-times: per workload and variant, each kernel's share of a fenced iteration.
+void write_kernel_times(std::ostream& out, const std::vector<Row>& rows) {
+  bool any = false;
+  for (const Row& r : rows) any = any || !r.kernel_times.empty();
+  if (!any) return;
+  out << "\nWhere the time goes (--kernel-times): rank 0, every kernel fenced before and after, "
+         "so launches do not overlap; `outside kernels` is the rest of the fenced iteration "
+         "(host work, MPI, launch gaps).\n";
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const Row& r = rows[k];
+    if (r.kernel_times.empty()) continue;
+    if (k == 0 || r.workload != rows[k - 1].workload)
+      out << "\n### " << r.workload << " (" << r.size << ")\n\n"
+          << "| variant | kernel | launches/iter | us/launch | ms/iter | share |\n"
+             "| --- | --- | ---: | ---: | ---: | ---: |\n";
+    const double iter = r.fenced_time_per_iter_s, n = r.iterations;
+    double in_kernels = 0;
+    for (const KernelTime& t : r.kernel_times) {
+      in_kernels += t.seconds / n;
+      out << "| " << r.variant << " | " << t.label << " | " << count(double(t.launches) / n)
+          << " | " << format("%.1f", 1e6 * t.seconds / double(t.launches)) << " | "
+          << format("%.3f", 1e3 * t.seconds / n) << " | "
+          << format("%.0f%%", 100 * t.seconds / n / iter) << " |\n";
+    }
+    out << "| " << r.variant << " | outside kernels | | | "
+        << format("%.3f", 1e3 * (iter - in_kernels)) << " | "
+        << format("%.0f%%", 100 * (iter - in_kernels) / iter) << " |\n";
+  }
+}
+
 }  // namespace
 
 void write_markdown(std::ostream& out, const std::vector<Row>& rows, const StreamResult& stream,
@@ -156,6 +186,7 @@ void write_markdown(std::ostream& out, const std::vector<Row>& rows, const Strea
          "per-repetition ratios (variants interleaved, each round starting one variant later).\n";
   if (!options.command_line.empty()) out << "Command: `" << options.command_line << "`\n";
   write_compile_table(out, rows, compile_costs(options.compile_times_dir));
+  write_kernel_times(out, rows);
   for (const Row& r : rows)
     if (r.status != "ok") out << "\nFAIL: " << r.message << "\n";
 }
@@ -208,6 +239,13 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const Opt
     j["status"] = r.status;
     if (!r.message.empty()) j["message"] = r.message;
     if (!r.build.empty()) j["build"] = r.build;
+    if (!r.kernel_times.empty()) {
+      j["fenced_time_per_iter_s"] = r.fenced_time_per_iter_s;
+      for (const KernelTime& t : r.kernel_times)
+        j["kernel_times"].push_back({{"label", t.label},
+                                     {"launches_per_iter", double(t.launches) / r.iterations},
+                                     {"seconds_per_iter", t.seconds / r.iterations}});
+    }
     j["command"] = options.command_line;
     all.push_back(j);
   }

@@ -229,6 +229,20 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
       triads.push_back(triad.measure(options.stream_repetitions_alongside).gbps);
     }
 
+    // Where the time goes, kernel by kernel: after the timing, which the fences would disturb.
+    if (options.kernel_times) {
+      for (std::size_t v = 0; v < n; ++v) {
+        progress(comm, "[kfuse-bench] %s: timing the kernels of %s\n", workload.name, names[v]);
+        variants[v]->reset();
+        KernelTimer timer;
+        const double seconds = timed_max_over_ranks(comm, [&] {
+          for (int it = 0; it < iterations; ++it) variants[v]->step();
+        });
+        local[v].kernel_times = timer.times();
+        local[v].fenced_time_per_iter_s = seconds / iterations;
+      }
+    }
+
     // Results against the hand-written reference, one variant's gathered fields at a
     // time (each holds whole arrays on every rank).
     auto index_of = [&](const std::string& name) -> int {

@@ -2,7 +2,8 @@
 // kernels and allreduces per iteration (one untimed pass, which also warms
 // up), times them interleaved (A B C A B C ...) with a STREAM triad after
 // each round, compares every variant's result with the hand-written `kokkos`
-// one, and returns one Row per variant.
+// one, and returns one Row per variant. With --kernel-times, one more pass per
+// variant times each kernel (kernel_times.hpp).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <kfuse/kfuse.hpp>
 
 #include "bench.hpp"
+#include "kernel_times.hpp"
 #include "stream.hpp"
 
 namespace kfuse::bench {
@@ -27,6 +29,7 @@ struct Options {
   std::int64_t stream_elements = 0;  ///< per rank; 0: beyond the cache (stream.hpp)
   int stream_repetitions = 10;
   int stream_repetitions_alongside = 3;  ///< triads after each timed repetition of a workload
+  bool kernel_times = false;  ///< after the timed repetitions, one pass timing each kernel
   std::string json;
   std::string compile_times_dir;  ///< where the build left <source>.seconds files
   std::string command_line;
@@ -66,6 +69,9 @@ struct Row {
   CompileCost compile;  ///< of the file holding the variant's program (none: cpu_s < 0)
   double stream_gbps = 0;            ///< the suite's triad (at the start)
   double stream_gbps_alongside = 0;  ///< median of the triads alongside this workload's repetitions
+  /// --kernel-times: rank 0's kernels over `iterations` fenced steps, and those steps' seconds
+  std::vector<KernelTime> kernel_times;
+  double fenced_time_per_iter_s = 0;
 };
 
 /// Workloads selected by the options (in name order).
