@@ -1,8 +1,9 @@
 // Cavity flow as kfuse user code. Three programs: build b and the first
 // pressure sweep (they fuse: the sweep reads b pointwise), the other nit - 1
-// sweeps, and the velocity update. The sweeps ping-pong between p and p':
-// one program per direction, each bound (and its binding agreed) once,
-// rather than one program rebound every sweep (an allreduce each time).
+// sweeps, and the velocity update. The sweeps ping-pong between p and p', the
+// steps between u, v and u', v': one program per binding, each bound (and its
+// binding agreed) once, rather than one program rebound every run (an
+// allreduce each time; docs/user-guide.md, "ping-pong").
 #include <array>
 #include <string>
 #include <type_traits>
@@ -148,10 +149,16 @@ class Kfuse final : public Variant {
         p_{Array2(grid_, "p"), Array2(grid_, "p'")},
         b_(grid_, "b"),
         walls_(grid_, c_.n),
-        first_(make_first<Policy>(c_, walls_, u_[0], v_[0], p_[0], p_[1], b_)),
+        first_{make_first<Policy>(c_, walls_, u_[0], v_[0], p_[0], p_[1], b_),
+               make_first<Policy>(c_, walls_, u_[0], v_[0], p_[1], p_[0], b_),
+               make_first<Policy>(c_, walls_, u_[1], v_[1], p_[0], p_[1], b_),
+               make_first<Policy>(c_, walls_, u_[1], v_[1], p_[1], p_[0], b_)},
         sweep_{make_sweep<Policy>(c_, walls_, p_[0], p_[1], b_),
                make_sweep<Policy>(c_, walls_, p_[1], p_[0], b_)},
-        update_(make_update<Policy>(c_, walls_, u_[0], v_[0], p_[1], u_[1], v_[1])) {
+        update_{make_update<Policy>(c_, walls_, u_[0], v_[0], p_[0], u_[1], v_[1]),
+                make_update<Policy>(c_, walls_, u_[0], v_[0], p_[1], u_[1], v_[1]),
+                make_update<Policy>(c_, walls_, u_[1], v_[1], p_[0], u_[0], v_[0]),
+                make_update<Policy>(c_, walls_, u_[1], v_[1], p_[1], u_[0], v_[0])} {
     if constexpr (std::is_same_v<Policy, kfuse::Fused>)
       static_assert(First::kernel_count == 1, "cfd: b and the first sweep fuse into one kernel");
   }
@@ -163,14 +170,13 @@ class Kfuse final : public Variant {
     cu_ = cp_ = 0;
   }
   void step() override {
-    first_(u_[cu_], v_[cu_], p_[cp_], p_[1 - cp_], b_, walls_.east, walls_.west, walls_.south);
+    first_[2 * cu_ + cp_]();  // p_[cp_] -> p_[1 - cp_]
     cp_ = 1 - cp_;
     for (int k = 1; k < nit_; ++k) {
       sweep_[cp_]();  // p_[cp_] -> p_[1 - cp_]
       cp_ = 1 - cp_;
     }
-    update_(u_[cu_], v_[cu_], p_[cp_], u_[1 - cu_], v_[1 - cu_], walls_.east, walls_.west,
-            walls_.south);
+    update_[2 * cu_ + cp_]();  // u_[cu_], v_[cu_] -> u_[1 - cu_], v_[1 - cu_]
     cu_ = 1 - cu_;
   }
   Fields result() const override {
@@ -178,8 +184,8 @@ class Kfuse final : public Variant {
   }
   Figures figures() const override {
     const double points = static_cast<double>(grid_.global_size());
-    return program_figures(first_, points) + program_figures(sweep_[0], points) * (nit_ - 1) +
-           program_figures(update_, points);
+    return program_figures(first_[0], points) + program_figures(sweep_[0], points) * (nit_ - 1) +
+           program_figures(update_[0], points);
   }
 
  private:
@@ -208,9 +214,9 @@ class Kfuse final : public Variant {
   std::array<Array2, 2> u_, v_, p_;
   Array2 b_;
   Walls walls_;
-  First first_;
-  std::array<Sweep, 2> sweep_;  // reading p_[0], reading p_[1]
-  Update update_;
+  std::array<First, 4> first_;    // [2 * cu + cp]: reading u_[cu], v_[cu] and p_[cp]
+  std::array<Sweep, 2> sweep_;    // reading p_[0], reading p_[1]
+  std::array<Update, 4> update_;  // [2 * cu + cp]: reading u_[cu], v_[cu] and p_[cp]
   int cu_ = 0, cp_ = 0;
 };
 
