@@ -53,8 +53,6 @@ class Vector {
  public:
   using value_type = T;
   using view_type = detail::view_t<T, 1>;
-  /// The domain code of row-map vectors in expressions (Arrays use their rank).
-  static constexpr int domain = 4;
   static constexpr int rank = 1;  ///< of view()
 
   /// Collective. Zero-initialised. Memory that cannot be had (on any rank)

@@ -137,7 +137,7 @@ class HaloRefresh : public HaloExchange<N> {
 /// needs.
 template <int D>
 struct exchange_of {
-  using type = HaloRefresh<D>;
+  using type = HaloRefresh<domain::rank_of(D)>;
 };
 template <>
 struct exchange_of<domain::row_map> {

@@ -307,8 +307,8 @@ auto run_exchanged(const std::string& label, const space_t<D>& space, const List
         return run_rows_overlapped(label, list, space.comm(), exchange, views);
     } else {
       if (overlap && space.overlap())
-        return run_kernel_overlapped<D>(label, owned_box(space), list, space.comm(), exchange,
-                                        space.halo(), views);
+        return run_kernel_overlapped<kernel_rank<D>>(label, owned_box(space), list, space.comm(),
+                                                     exchange, space.halo(), views);
     }
     exchange.run();
   }

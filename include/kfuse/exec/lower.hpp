@@ -116,8 +116,8 @@ auto param_read(const Ctx& ctx) {
   return ParamRead<I, typename V::non_const_value_type, int(V::rank), zero_offsets<int(V::rank)>>{};
 }
 
-template <int I, class T, int N, class Ctx>
-auto lower(const ArrayParam<I, T, N>&, const Ctx& ctx) {
+template <int I, class T, int D, class Ctx>
+auto lower(const ArrayParam<I, T, D>&, const Ctx& ctx) {
   if constexpr (forwarded<Ctx, I>::value)
     return RegisterRead<I, T, true>{};
   else

@@ -1,5 +1,5 @@
 // Index spaces a kernel iterates, by expression domain: a Grid<N> for grid
-// arrays (domains 1..3), a RowMap for vectors (domain::row_map). Programs
+// arrays (domain::grid(N)), a RowMap for vectors (domain::row_map). Programs
 // and eager statements reach spaces only through these helpers, so grid
 // and vector kernels share one code path.
 #pragma once
@@ -14,16 +14,13 @@
 
 namespace kfuse::detail {
 
-static_assert(Vector<double>::domain == domain::row_map,
-              "kfuse: internal: Vector::domain must be domain::row_map");
-
 template <int D>
 struct space_traits {
-  static_assert(D >= 1 && D <= 3, "kfuse: internal: no index space for this domain");
-  using type = Grid<D>;
+  static_assert(domain::is_grid(D), "kfuse: internal: no index space for this domain");
+  using type = Grid<domain::rank_of(D)>;
   template <class T>
-  using container = Array<T, D>;
-  static constexpr int kernel_rank = D;  ///< rank of the kernel's iteration points
+  using container = Array<T, domain::rank_of(D)>;
+  static constexpr int kernel_rank = domain::rank_of(D);  ///< rank of the kernel's iteration points
 };
 template <>
 struct space_traits<domain::row_map> {
@@ -34,7 +31,7 @@ struct space_traits<domain::row_map> {
 };
 
 /// Domains that have an index space (kernel groups).
-constexpr bool has_space(int d) { return (d >= 1 && d <= 3) || d == domain::row_map; }
+constexpr bool has_space(int d) { return domain::is_grid(d) || d == domain::row_map; }
 
 template <int D>
 using space_t = typename space_traits<D>::type;
@@ -46,7 +43,7 @@ template <class A>
 struct domain_of;
 template <class T, int N>
 struct domain_of<Array<T, N>> {
-  static constexpr int value = N;
+  static constexpr int value = domain::grid(N);
 };
 template <class T>
 struct domain_of<Vector<T>> {

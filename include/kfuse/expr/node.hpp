@@ -32,11 +32,18 @@ namespace kfuse::detail {
 using kfuse::ExprTag;
 using kfuse::ReductionTag;
 
-/// What an expression iterates over. Grid ranks are 1..3.
+/// What an expression iterates over, as an int code (domains are template
+/// arguments, and C++17 takes no class types there): grid(rank) for the
+/// arrays of a rank-1..3 grid, or one of the codes below, which no rank takes.
 namespace domain {
-inline constexpr int scalar = 0;   ///< only constants and Scalars: no kernel needed
-inline constexpr int any = -1;     ///< array-like, rank fixed by context (temporaries, index<d>)
-inline constexpr int row_map = 4;  ///< 1-D distributed vectors of the sparse side
+inline constexpr int scalar = 0;    ///< only constants and Scalars: no kernel needed
+inline constexpr int any = -1;      ///< array-like, rank fixed by context (temporaries, index<d>)
+inline constexpr int row_map = -2;  ///< 1-D distributed vectors of the sparse side
+
+/// The domain of the arrays of a grid of rank 1..3, and back.
+constexpr int grid(int rank) { return rank; }
+constexpr bool is_grid(int d) { return d >= grid(1) && d <= grid(3); }
+constexpr int rank_of(int d) { return d; }  ///< is_grid(d)
 
 constexpr bool compatible(int a, int b) {
   return a == b || a == scalar || b == scalar || a == any || b == any;
@@ -44,7 +51,6 @@ constexpr bool compatible(int a, int b) {
 constexpr int combine(int a, int b) {
   return a == b ? a : (a == scalar || a == any) ? (b == scalar ? a : b) : a;
 }
-constexpr bool is_array(int d) { return d != scalar; }
 }  // namespace domain
 
 /// Opt-in for leaf types defined in lower layers (Array, Scalar, Vector).

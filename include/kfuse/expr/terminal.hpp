@@ -37,7 +37,7 @@ template <class T, int N>
 struct expr_traits<Array<T, N>> {
   using value_type = T;
   static constexpr bool strict = true;
-  static constexpr int domain = N;
+  static constexpr int domain = domain::grid(N);
 };
 template <class T>
 struct expr_traits<Vector<T>> {
@@ -52,13 +52,13 @@ struct expr_traits<Scalar<T>> {
   static constexpr int domain = domain::scalar;
 };
 
-/// Placeholder for the I-th argument of kfuse::fuse, an Array<T, N> (N = its
-/// rank) or a Vector<T> (N = domain::row_map).
-template <int I, class T, int N>
+/// Placeholder for the I-th argument of kfuse::fuse, an Array<T, N> (D =
+/// domain::grid(N)) or a Vector<T> (D = domain::row_map).
+template <int I, class T, int D>
 struct ArrayParam : ExprTag {
   using value_type = T;
   static constexpr bool strict = true;
-  static constexpr int domain = N;
+  static constexpr int domain = D;
   static constexpr int index = I;
 };
 
@@ -84,8 +84,8 @@ struct ScalarParam : ExprTag {
 
 template <class E>
 struct is_array_param : std::false_type {};
-template <int I, class T, int N>
-struct is_array_param<ArrayParam<I, T, N>> : std::true_type {};
+template <int I, class T, int D>
+struct is_array_param<ArrayParam<I, T, D>> : std::true_type {};
 template <int I, class T, bool S>
 struct is_array_param<TempParam<I, T, S>> : std::true_type {};
 
@@ -129,7 +129,7 @@ template <class Leaf, int... O>
 struct Shifted : ExprTag {
   using value_type = typename expr_traits<Leaf>::value_type;
   static constexpr bool strict = true;
-  static constexpr int domain = sizeof...(O);
+  static constexpr int domain = domain::grid(sizeof...(O));
   static constexpr bool pointwise = ((O == 0) && ...);
   static constexpr int reach = std::max({(O < 0 ? -O : O)...});
   using leaf_type = Leaf;
@@ -151,7 +151,7 @@ struct OffsetRead<T, N, std::integer_sequence<int, O...>> : ExprTag {
   static_assert(sizeof...(O) == N, "kfuse: internal: offset count differs from the view rank");
   using value_type = T;
   static constexpr bool strict = true;
-  static constexpr int domain = N;
+  static constexpr int domain = domain::grid(N);  // Vector reads too: lowered trees go unchecked
 
   template <class P>
   KOKKOS_INLINE_FUNCTION static T read(const view_t<T, N>& view, const P& p) {
@@ -279,10 +279,10 @@ auto shift(const A& a) {
                 "kfuse::shift<O...>(v): a Vector has no neighbouring points; stencils need an "
                 "Array on a Grid (sparse couplings are a CsrMatrix product, A * v)");
   if constexpr (is_array) {
-    constexpr int rank = detail::expr_traits<A>::domain;
-    static_assert(rank == detail::domain::any || rank == detail::domain::row_map ||
-                      rank == static_cast<int>(sizeof...(O)),
-                  "kfuse::shift<O...>(a): the number of offsets must equal the array's rank");
+    constexpr int d = detail::expr_traits<A>::domain;  // any (a temporary): rank not known yet
+    static_assert(
+        !detail::domain::is_grid(d) || detail::domain::rank_of(d) == static_cast<int>(sizeof...(O)),
+        "kfuse::shift<O...>(a): the number of offsets must equal the array's rank");
   }
   return detail::Shifted<A, O...>{{}, a};
 }

@@ -52,8 +52,8 @@ template <class T, class Names>
 std::string describe(const Scalar<T>& s, const Names&) {
   return s.label();
 }
-template <int I, class T, int N, class Names>
-std::string describe(const ArrayParam<I, T, N>&, const Names& names) {
+template <int I, class T, int D, class Names>
+std::string describe(const ArrayParam<I, T, D>&, const Names& names) {
   return names(I);
 }
 template <int I, class T, bool S, class Names>

@@ -195,8 +195,8 @@ struct Plan {
   static constexpr int exchange_count =
       count_groups([](const Group& g) { return g.kernel && g.offsets.any(); });
 
-  /// Each group's grid rank. A group that touches only temporaries and
-  /// indices takes the rank of the group that first wrote one of them.
+  /// Each group's domain. A group that touches only temporaries and indices
+  /// (domain::any) takes the domain of the group that first wrote one of them.
   static constexpr std::array<int, group_count> resolve_domains() {
     std::array<int, group_count> out{};
     std::array<Mask, group_count> touched{}, written{};
@@ -234,7 +234,7 @@ struct Plan {
     return true;
   }
 
-  /// Rank of a memory temporary: the domain of the first group writing it.
+  /// Domain of a memory temporary: that of the first group writing it.
   static constexpr int temporary_domain(int position) {
     int result = domain::any;
     for (int g = 0; g < group_count; ++g)

@@ -39,7 +39,7 @@ struct param_for {
 };
 template <int I, class T, int N>
 struct param_for<I, Array<T, N>> {
-  using type = ArrayParam<I, T, N>;
+  using type = ArrayParam<I, T, domain::grid(N)>;
 };
 template <int I, class T>
 struct param_for<I, Vector<T>> {
@@ -77,7 +77,8 @@ struct slot_for<Plan, I, TemporaryTag<T>> {
   static_assert(!in_memory || has_space(domain),
                 "kfuse::fuse: a temporary that must live in memory is never written by an array "
                 "statement, so its rank is unknown; assign it from an expression with arrays");
-  using container = typename space_traits<has_space(domain) ? domain : 1>::template container<T>;
+  using container =
+      typename space_traits<has_space(domain) ? domain : domain::grid(1)>::template container<T>;
   using type = std::conditional_t<in_memory, std::optional<container>, RegisterTemporary>;
 };
 

@@ -30,8 +30,9 @@ std::string explain_program(const Statements& statements, const Binding& binding
     if constexpr (G::kernel) {
       constexpr int domain = Plan::group_domains[g];
       out << "group " << g << ": kernel \"" << labels[g] << "\" over "
-          << (domain == domain::row_map ? std::string("the row map")
-                                        : "the " + std::to_string(domain) + "-D grid")
+          << (domain == domain::row_map
+                  ? std::string("the row map")
+                  : "the " + std::to_string(domain::rank_of(domain)) + "-D grid")
           << "\n";
       std::string exchanged;
       hana::for_each(hana::to_tuple(group.offsets),

@@ -1,5 +1,5 @@
 // kfuse::fuse(args..., lambda): calls the generic lambda once with one placeholder per
-// argument (ArrayParam<0, T, N>, ScalarParam<1, T>, ...) and makes the Program of the
+// argument (ArrayParam<0, T, D>, ScalarParam<1, T>, ...) and makes the Program of the
 // statements it returns, under the Policy's rewrite (Unfused: plan/unfused.hpp).
 #pragma once
 
