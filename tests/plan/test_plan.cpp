@@ -89,7 +89,8 @@ TEST_CASE("a plan has no parameter limit: positions past 64 and 128") {
   static_assert(P::exchange_count == 1);
   static_assert(P::in_register(129), "t is written, then read pointwise, in one group");
   static_assert(P::statement_facts[1].writes.test(70) && !P::statement_facts[1].writes.test(6));
-  static_assert(P::statement_facts[2].offset.test(70) && P::statement_facts[2].writes.test(130));
+  static_assert(P::statement_facts[2].neighbour_reads.test(70) &&
+                P::statement_facts[2].writes.test(130));
   static_assert(P::statement_facts[0].pointwise.test(0) &&
                 P::statement_facts[1].pointwise.test(129));
 }

@@ -351,7 +351,8 @@ void run_group(const std::string& label, const space_t<D>& space, const Statemen
       });
     });
   } else {
-    hana::for_each(group.offsets, [&](auto i) { exchange.add(ctx.template argument<i>()); });
+    hana::for_each(group.neighbour_reads,
+                   [&](auto i) { exchange.add(ctx.template argument<i>()); });
   }
   const auto acc = run_exchanged<D>(label, space, list, exchange, true, views);
   hana::unpack(group.members, [&](auto... i) { store_results<0>(statements, ctx, acc, i...); });

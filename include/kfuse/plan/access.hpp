@@ -1,10 +1,11 @@
 // Which program parameters an expression reads, and how: the compile-time
 // facts the fusion rules work on, as sets of parameter positions
 // (PositionMask, one bit a position):
-//   pointwise — arrays/temporaries read at the point itself
-//   offset    — arrays read at a non-zero offset (stencil) or through a
-//               sparse product (A * x): reads that need neighbour data
-//   scalars   — Scalar parameters read
+//   pointwise       — arrays/temporaries read at the point itself
+//   neighbour_reads — arrays read at other points: at a non-zero offset (a
+//                     stencil) or through a sparse product (A * x); they need
+//                     neighbour data (halos, ghosts) before the kernel reads
+//   scalars         — Scalar parameters read
 // One walk over the tree (for_each_read, on expr/walk.hpp's children()) gives
 // them all: only the leaves that read parameters, shifts and sparse products
 // say what they read; every other node reads what its children read.
@@ -58,7 +59,7 @@ struct PositionMask {
 };
 
 /// How a leaf reads what it reads.
-enum class Read { pointwise, offset, scalar, array_handle };
+enum class Read { pointwise, neighbours, scalar, array_handle };
 
 template <class E>
 constexpr bool is_array_handle() {
@@ -69,24 +70,24 @@ constexpr bool is_array_handle() {
 }
 
 template <class E, class F>
-constexpr void for_each_read(F& f, bool at_offset = false);
+constexpr void for_each_read(F& f, bool at_neighbours = false);
 
 template <class Children, class F, std::size_t... I>
-constexpr void for_each_child_read(F& f, bool at_offset, std::index_sequence<I...>) {
-  (for_each_read<std::decay_t<std::tuple_element_t<I, Children>>>(f, at_offset), ...);
+constexpr void for_each_child_read(F& f, bool at_neighbours, std::index_sequence<I...>) {
+  (for_each_read<std::decay_t<std::tuple_element_t<I, Children>>>(f, at_neighbours), ...);
 }
 
 /// Calls f(position, Read) for every parameter a tree of type E reads, and
 /// f(-1, Read::array_handle) for every Array or Vector handle in it (at compile time).
-/// `at_offset`: the tree is read away from the point (under a shift or as A * x's x).
+/// `at_neighbours`: the tree is read at other points (under a shift or as A * x's x).
 template <class E, class F>
-constexpr void for_each_read(F& f, bool at_offset) {
+constexpr void for_each_read(F& f, bool at_neighbours) {
   if constexpr (is_array_param<E>::value) {
-    f(E::index, at_offset ? Read::offset : Read::pointwise);
+    f(E::index, at_neighbours ? Read::neighbours : Read::pointwise);
   } else if constexpr (is_scalar_param<E>::value) {
     f(E::index, Read::scalar);
   } else if constexpr (is_shifted<E>::value) {  // shift<0, 0>(u) is a pointwise read
-    for_each_read<typename E::leaf_type>(f, at_offset || !E::pointwise);
+    for_each_read<typename E::leaf_type>(f, at_neighbours || !E::pointwise);
   } else if constexpr (is_sparse_product<E>::value) {
     // A * x reads x at other rows (and ranks). The matrix is read-only: not tracked.
     for_each_read<std::decay_t<decltype(std::declval<E>().x)>>(f, true);
@@ -94,7 +95,7 @@ constexpr void for_each_read(F& f, bool at_offset) {
     if constexpr (is_array_handle<E>()) f(-1, Read::array_handle);
   } else {
     using Children = children_t<E>;
-    for_each_child_read<Children>(f, at_offset,
+    for_each_child_read<Children>(f, at_neighbours,
                                   std::make_index_sequence<std::tuple_size_v<Children>>{});
   }
 }
@@ -102,7 +103,7 @@ constexpr void for_each_read(F& f, bool at_offset) {
 /// What an expression reads, as masks of Words words.
 template <int Words>
 struct Access {
-  PositionMask<Words> pointwise, offset, scalars;
+  PositionMask<Words> pointwise, neighbour_reads, scalars;
   bool array_handles = false;
 
   constexpr void operator()(int position, Read read) {
@@ -110,8 +111,8 @@ struct Access {
       case Read::pointwise:
         pointwise.set(position);
         break;
-      case Read::offset:
-        offset.set(position);
+      case Read::neighbours:
+        neighbour_reads.set(position);
         break;
       case Read::scalar:
         scalars.set(position);
@@ -130,17 +131,18 @@ constexpr Access<Words> access_of() {
   return access;
 }
 
-struct OffsetReadOf {
+struct NeighbourReadOf {
   int position;
   bool found = false;
   constexpr void operator()(int p, Read read) {
-    found = found || (p == position && read == Read::offset);
+    found = found || (p == position && read == Read::neighbours);
   }
 };
 
+/// Whether a tree of type E reads parameter `position` at other points than its own.
 template <class E>
-constexpr bool reads_at_offset(int position) {
-  OffsetReadOf search{position};
+constexpr bool reads_neighbours(int position) {
+  NeighbourReadOf search{position};
   for_each_read<E>(search);
   return search.found;
 }

@@ -3,8 +3,8 @@
 // parameter positions (plan/access.hpp):
 //   a statement joins the current group unless
 //   1. (domain)      it iterates another kind of domain,
-//   2. (true dep.)   it reads at an offset / through A*x an array the group writes,
-//   3. (anti dep.)   it writes an array the group reads at an offset / through A*x,
+//   2. (true dep.)   it reads at other points (stencil, A*x) an array the group writes,
+//   3. (anti dep.)   it writes an array the group reads at other points,
 //   4. (reduction)   it reads a Scalar that a reduction of the group produces.
 // Scalar-only statements form groups without a kernel. The plan's figures
 // (kernel_count, allreduce_count, exchange_count) and the register/memory
@@ -34,7 +34,7 @@ template <int Words>
 struct StatementFacts {
   bool kernel = false;
   int domain = 0, reductions = 0, group = 0;
-  PositionMask<Words> writes, pointwise, offset, scalar_reads, scalar_writes;
+  PositionMask<Words> writes, pointwise, neighbour_reads, scalar_reads, scalar_writes;
 };
 
 template <int Words, class S>
@@ -48,7 +48,7 @@ constexpr StatementFacts<Words> facts_of() {
   if (Info::array_target >= 0) f.writes.set(Info::array_target);
   if (Info::scalar_target >= 0) f.scalar_writes.set(Info::scalar_target);
   f.pointwise = reads.pointwise;
-  f.offset = reads.offset;
+  f.neighbour_reads = reads.neighbour_reads;
   f.scalar_reads = reads.scalars;
   return f;
 }
@@ -60,7 +60,7 @@ struct GroupFacts {
   bool kernel = false;
   int domain = 0, reductions = 0, first = 0, end = 0;
   PositionMask<Words> writes;   ///< arrays written
-  PositionMask<Words> offsets;  ///< arrays read at an offset or through a sparse product
+  PositionMask<Words> neighbour_reads;  ///< arrays read by a stencil or a sparse product
   PositionMask<Words> reduced;  ///< Scalars produced by reductions
 
   static constexpr GroupFacts of_one(const StatementFacts<Words>& s, int index) {
@@ -76,7 +76,7 @@ struct GroupFacts {
     g.reductions += s.reductions;
     g.end = index + 1;
     g.writes |= s.writes;
-    g.offsets |= s.offset;
+    g.neighbour_reads |= s.neighbour_reads;
     g.reduced |= s.scalar_writes;
     return g;
   }
@@ -86,8 +86,8 @@ struct GroupFacts {
     if (!kernel && !s.kernel) return true;  // consecutive scalar-only statements: one host group
     if (!kernel || !s.kernel) return false;
     const bool same_domain = domain::compatible(domain, s.domain);
-    const bool true_dep = (s.offset & writes).any();
-    const bool anti_dep = (s.writes & offsets).any();
+    const bool true_dep = (s.neighbour_reads & writes).any();
+    const bool anti_dep = (s.writes & neighbour_reads).any();
     const bool reads_reduction = (s.scalar_reads & reduced).any();
     return same_domain && !true_dep && !anti_dep && !reads_reduction;
   }
@@ -120,15 +120,15 @@ struct PlannedGroup {
   static constexpr auto members =
       hana::make_range(hana::int_c<facts.first>, hana::int_c<facts.end>);
 
-  template <bool Offsets, std::size_t... K>
+  template <bool NeighbourReads, std::size_t... K>
   static constexpr auto positions(std::index_sequence<K...>) {
     [[maybe_unused]] constexpr auto list =
-        positions_in<sizeof...(K)>(Offsets ? facts.offsets : facts.writes);
+        positions_in<sizeof...(K)>(NeighbourReads ? facts.neighbour_reads : facts.writes);
     return hana::make_tuple(hana::int_c<list[K]>...);
   }
   static constexpr auto writes = positions<false>(std::make_index_sequence<facts.writes.count()>{});
-  static constexpr auto offsets =
-      positions<true>(std::make_index_sequence<facts.offsets.count()>{});
+  static constexpr auto neighbour_reads =
+      positions<true>(std::make_index_sequence<facts.neighbour_reads.count()>{});
 };
 
 /// Plan of a program with statements `Statements` (a hana::tuple type).
@@ -193,7 +193,7 @@ struct Plan {
   static constexpr int allreduce_count =
       count_groups([](const Group& g) { return g.reductions > 0; });
   static constexpr int exchange_count =
-      count_groups([](const Group& g) { return g.kernel && g.offsets.any(); });
+      count_groups([](const Group& g) { return g.kernel && g.neighbour_reads.any(); });
 
   /// Each group's domain. A group that touches only temporaries and indices
   /// (domain::any) takes the domain of the group that first wrote one of them.
@@ -204,7 +204,7 @@ struct Plan {
       out[g] = group_facts[g].domain;
       for (int i = group_facts[g].first; i < group_facts[g].end; ++i) {
         const Facts& s = statement_facts[i];
-        touched[g] |= s.writes | s.pointwise | s.offset;
+        touched[g] |= s.writes | s.pointwise | s.neighbour_reads;
         written[g] |= s.writes;
       }
     }
@@ -223,9 +223,10 @@ struct Plan {
     int group = -1;
     bool written = false;
     for (const auto& s : statement_facts) {
-      const bool reads = (s.pointwise | s.offset).test(position), writes = s.writes.test(position);
+      const bool reads = (s.pointwise | s.neighbour_reads).test(position);
+      const bool writes = s.writes.test(position);
       if (!reads && !writes) continue;
-      if (s.offset.test(position)) return false;
+      if (s.neighbour_reads.test(position)) return false;
       if (group == -1) group = s.group;
       if (s.group != group) return false;
       if (reads && !written) return false;  // reads last run's value: needs memory

@@ -213,7 +213,7 @@ auto assign(const Target& target, const E& e) {
       static_assert(detail::domain::compatible(TT::domain, ET::domain),
                     "kfuse::assign(target, e): e iterates another domain than the target (arrays "
                     "of different ranks, or a grid array and a sparse vector)");
-      static_assert(!detail::reads_at_offset<N>(Target::index),
+      static_assert(!detail::reads_neighbours<N>(Target::index),
                     "kfuse::assign(u, e): e reads u at a non-zero offset (a stencil on the "
                     "target) while u is written, which would race; write to another array or a "
                     "kfuse::temporary, then copy back");

@@ -163,7 +163,7 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
       typename Plan::Mask reads, writes;
       for (int i = Plan::group_facts[g].first; i < Plan::group_facts[g].end; ++i) {
         const auto& f = Plan::statement_facts[i];
-        reads |= (f.pointwise | f.offset) & ~writes;
+        reads |= (f.pointwise | f.neighbour_reads) & ~writes;
         writes |= f.writes;
       }
       if (Plan::group_facts[g].kernel)

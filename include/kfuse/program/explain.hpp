@@ -35,7 +35,7 @@ std::string explain_program(const Statements& statements, const Binding& binding
                   : "the " + std::to_string(domain::rank_of(domain)) + "-D grid")
           << "\n";
       std::string exchanged;
-      hana::for_each(hana::to_tuple(group.offsets),
+      hana::for_each(hana::to_tuple(group.neighbour_reads),
                      [&](auto i) { exchanged += (exchanged.empty() ? "" : ", ") + names(i); });
       if constexpr (domain == domain::row_map) {
         if (!exchanged.empty())
@@ -100,13 +100,13 @@ std::string program_dot(const Statements& statements, const Binding& binding,
   // Edges: each read depends on the latest earlier writer of that parameter.
   const auto& facts = Plan::statement_facts;
   for (int j = 0; j < Plan::statement_count; ++j) {
-    const auto reads = facts[j].pointwise | facts[j].offset | facts[j].scalar_reads;
+    const auto reads = facts[j].pointwise | facts[j].neighbour_reads | facts[j].scalar_reads;
     for (int p = 0; p < Binding::size; ++p) {
       if (!reads.test(p)) continue;
       for (int i = j - 1; i >= 0; --i)
         if ((facts[i].writes | facts[i].scalar_writes).test(p)) {
           out << "  s" << i << " -> s" << j << " [label=\"" << names(p)
-              << (facts[j].offset.test(p) ? " (offset)" : "") << "\"];\n";
+              << (facts[j].neighbour_reads.test(p) ? " (offset)" : "") << "\"];\n";
           break;
         }
     }
