@@ -5,8 +5,9 @@
 # 27 directions. The .staged runs force the path through host mirrors
 # (KFUSE_MPI_DEVICE_BUFFERS=0) that a build without a CUDA-aware MPI takes on a GPU; on
 # host backends they exercise the same copies. dist.halo.staged does the same for the
-# halo tests of tests/dist, exec.sparse_program.staged for the ghost imports of fused
-# programs (sparse.csr_matrix.staged, in tests/sparse, for the eager SpMV).
+# halo tests of tests/dist (program.sparse_program.staged, in tests/program, does it for the
+# ghost imports of fused programs, sparse.csr_matrix.staged, in tests/sparse, for the eager
+# SpMV).
 kfuse_add_test(NAME device.halo_buffers SOURCES nvcc/test_halo_buffers.cpp support/main.cpp
                RANKS 1 2 4 LABELS dist device)
 if(KFUSE_ENABLE_MPI)
@@ -15,10 +16,6 @@ if(KFUSE_ENABLE_MPI)
   if(TARGET test_dist_halo)
     kfuse_add_test_run(NAME dist.halo.staged TEST dist.halo RANKS 2
                        ENVIRONMENT KFUSE_MPI_DEVICE_BUFFERS=0 LABELS dist device)
-  endif()
-  if(TARGET test_exec_sparse_program)  # fused SpMV: ghost imports overlapped with kernels
-    kfuse_add_test_run(NAME exec.sparse_program.staged TEST exec.sparse_program RANKS 2
-                       ENVIRONMENT KFUSE_MPI_DEVICE_BUFFERS=0 LABELS exec device)
   endif()
 endif()
 

@@ -43,8 +43,8 @@ struct HostSchedule {};    ///< host CPUs: boxes as MD ranges; kfuse's kernels l
 struct DeviceSchedule {};  ///< GPUs: a flat range, a thread per point; reductions by teams
 
 /// The schedule of ExecSpace. A program compiled with KFUSE_DEVICE_SCHEDULE_ON_HOST=1 runs
-/// the GPU schedule on a host backend, so that builds without a GPU test it too (tests/exec,
-/// *.device_schedule).
+/// the GPU schedule on a host backend, so that builds without a GPU test it too
+/// (tests/program, *.device_schedule).
 #if defined(KFUSE_DEVICE_SCHEDULE_ON_HOST) && KFUSE_DEVICE_SCHEDULE_ON_HOST
 using default_schedule = DeviceSchedule;
 #else
