@@ -25,10 +25,22 @@
 
 namespace kfuse::detail {
 
+/// The index of the lowest set bit of w != 0.
+constexpr int lowest_bit(std::uint64_t w) {
+#if defined(__GNUC__)
+  return __builtin_ctzll(w);
+#else
+  int b = 0;
+  for (; (w & 1u) == 0; w >>= 1) ++b;
+  return b;
+#endif
+}
+
 /// A set of parameter positions as bits: position p is bit p % 64 of word p / 64. A plan
 /// takes as many words as its program has positions, so a program has no parameter limit.
 template <int Words>
 struct PositionMask {
+  static constexpr int positions = 64 * Words;
   std::uint64_t word[Words] = {};
 
   constexpr bool test(int p) const { return (word[p / 64] >> (p % 64)) & 1u; }
@@ -40,8 +52,15 @@ struct PositionMask {
   }
   constexpr int count() const {
     int n = 0;
-    for (int p = 0; p < 64 * Words; ++p) n += test(p) ? 1 : 0;
+    for_each_set([&](int) { ++n; });
     return n;
+  }
+  /// f(p) for every position p in the set, in order: a step per member, not per position,
+  /// so that a pass over a large program (Unfused's) stays linear in its size.
+  template <class F>
+  constexpr void for_each_set(F&& f) const {
+    for (int k = 0; k < Words; ++k)
+      for (std::uint64_t w = word[k]; w != 0; w &= w - 1) f(64 * k + lowest_bit(w));
   }
   constexpr PositionMask& operator|=(const PositionMask& other) {
     for (int k = 0; k < Words; ++k) word[k] |= other.word[k];

@@ -195,22 +195,34 @@ struct Plan {
   static constexpr int exchange_count =
       count_groups([](const Group& g) { return g.kernel && g.neighbour_reads.any(); });
 
-  /// Each group's domain. A group that touches only temporaries and indices
-  /// (domain::any) takes the domain of the group that first wrote one of them.
+  /// Each group's domain. A group that touches only temporaries and indices (domain::any)
+  /// takes the domain of the earliest group before it that wrote one of them and has one.
+  /// One pass over the groups, keeping for each position that earliest writer, visiting set
+  /// bits only: linear in the program's size, which Unfused's rewrite makes large (a search
+  /// over pairs of groups ran out of GCC's constexpr budget, docs/architecture.md §15).
   static constexpr std::array<int, group_count> resolve_domains() {
     std::array<int, group_count> out{};
-    std::array<Mask, group_count> touched{}, written{};
+    std::array<int, Mask::positions> first_writer{};  // a group; -1: none with a domain yet
+    for (int& g : first_writer) g = -1;
     for (int g = 0; g < group_count; ++g) {
-      out[g] = group_facts[g].domain;
+      Mask touched, written;
       for (int i = group_facts[g].first; i < group_facts[g].end; ++i) {
         const Facts& s = statement_facts[i];
-        touched[g] |= s.writes | s.pointwise | s.neighbour_reads;
-        written[g] |= s.writes;
+        touched |= s.writes | s.pointwise | s.neighbour_reads;
+        written |= s.writes;
       }
-    }
-    for (int k = 0; k < group_count; ++k) {
-      for (int e = 0; e < k && out[k] == domain::any; ++e)
-        if ((touched[k] & written[e]).any()) out[k] = out[e];
+      out[g] = group_facts[g].domain;
+      if (out[g] == domain::any) {
+        int earliest = g;
+        touched.for_each_set([&](int p) {
+          if (first_writer[p] >= 0 && first_writer[p] < earliest) earliest = first_writer[p];
+        });
+        if (earliest < g) out[g] = out[earliest];
+      }
+      if (out[g] != domain::any)
+        written.for_each_set([&](int p) {
+          if (first_writer[p] < 0) first_writer[p] = g;
+        });
     }
     return out;
   }
