@@ -85,18 +85,20 @@ void write_compile_table(std::ostream& out, const std::vector<Row>& rows,
 /// --kernel-times: per workload and variant, each kernel's share of a fenced iteration.
 void write_kernel_times(std::ostream& out, const std::vector<Row>& rows) {
   bool any = false;
-  for (const Row& r : rows) any = any || !r.kernel_times.empty();
+  for (const Row& r : rows) any = any || r.fenced_time_per_iter_s > 0;
   if (!any) return;
   out << "\nWhere the time goes (--kernel-times): rank 0, every kernel fenced before and after, "
          "so launches do not overlap; `outside kernels` is the rest of the fenced iteration "
          "(host work, MPI, launch gaps).\n";
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    const Row& r = rows[k];
-    if (r.kernel_times.empty()) continue;
-    if (k == 0 || r.workload != rows[k - 1].workload)
+  const std::string* workload = nullptr;  // whose table is open
+  for (const Row& r : rows) {
+    if (r.fenced_time_per_iter_s <= 0) continue;  // not timed kernel by kernel
+    if (!workload || r.workload != *workload) {
+      workload = &r.workload;
       out << "\n### " << r.workload << " (" << r.size << ")\n\n"
           << "| variant | kernel | launches/iter | us/launch | ms/iter | share |\n"
              "| --- | --- | ---: | ---: | ---: | ---: |\n";
+    }
     const double iter = r.fenced_time_per_iter_s, n = r.iterations;
     double in_kernels = 0;
     for (const KernelTime& t : r.kernel_times) {
@@ -239,7 +241,8 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const Opt
     j["status"] = r.status;
     if (!r.message.empty()) j["message"] = r.message;
     if (!r.build.empty()) j["build"] = r.build;
-    if (!r.kernel_times.empty()) {
+    if (r.fenced_time_per_iter_s > 0) {
+      j["kernel_times"] = nlohmann::json::array();  // a library peer may launch none
       j["fenced_time_per_iter_s"] = r.fenced_time_per_iter_s;
       for (const KernelTime& t : r.kernel_times)
         j["kernel_times"].push_back({{"label", t.label},
