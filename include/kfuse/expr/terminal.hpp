@@ -151,7 +151,8 @@ struct OffsetRead<T, N, std::integer_sequence<int, O...>> : ExprTag {
   static_assert(sizeof...(O) == N, "kfuse: internal: offset count differs from the view rank");
   using value_type = T;
   static constexpr bool strict = true;
-  static constexpr int domain = domain::grid(N);  // Vector reads too: lowered trees go unchecked
+  // Also reads a Vector (a rank-1 view): lowered trees are past the domain checks.
+  static constexpr int domain = domain::grid(N);
 
   template <class P>
   KOKKOS_INLINE_FUNCTION static T read(const view_t<T, N>& view, const P& p) {
