@@ -3,6 +3,8 @@
 # exchanges; test_program.cpp also checks core's box loops.
 kfuse_add_test(NAME program.program SOURCES program/test_program.cpp support/main.cpp
                RANKS 1 2 4 LABELS program)
+kfuse_add_test(NAME program.unfused SOURCES program/test_unfused.cpp support/main.cpp
+               RANKS 1 2 4 LABELS program)
 kfuse_add_test(NAME program.sparse_program SOURCES program/test_sparse_program.cpp
                support/main.cpp RANKS 1 2 4 LABELS program)
 # .staged: the ghost imports of fused programs through host staging buffers

@@ -41,25 +41,37 @@ auto cnd_of(const D& d, const C& c) {
 using Array1 = Array<double, 1>;
 constexpr auto tmp = kfuse::temporary<double>;
 
-/// The whole computation as one program, under every policy: d1, d2, k and c of each
-/// cnd, the cnds and the discount are program temporaries (registers when fused, arrays
-/// under Unfused, which also materialises every other operation: 67 kernels).
+/// The whole computation as one program. Fused and per-statement: d1, d2, k and c of each
+/// cnd, the cnds and the discount are program temporaries (registers when fused). Unfused:
+/// the program as a user writes it first, the sub-expressions reused as `auto` values (no
+/// temporaries), as an array library runs it: one kernel for each distinct operation (60).
 template <class Policy>
 auto make_price(const Array1& s, const Array1& x, const Array1& t, const Array1& call,
                 const Array1& put) {
-  return kfuse::fuse<Policy>(
-      s, x, t, call, put, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp,
-      [](auto S, auto X, auto T, auto call, auto put, auto d1, auto d2, auto k1, auto c1,
-         auto nd1, auto k2, auto c2, auto nd2, auto discount) {
-        using kfuse::assign;
-        return kfuse::seq(assign(d1, d1_of(S, X, T)), assign(d2, d2_of(d1, T)),
-                          assign(k1, cnd_k(d1)), assign(c1, cnd_c(d1, k1)),
-                          assign(nd1, cnd_of(d1, c1)), assign(k2, cnd_k(d2)),
-                          assign(c2, cnd_c(d2, k2)), assign(nd2, cnd_of(d2, c2)),
-                          assign(discount, discount_of(X, T)),
-                          assign(call, S * nd1 - discount * nd2),
-                          assign(put, discount * (1.0 - nd2) - S * (1.0 - nd1)));
-      });
+  if constexpr (std::is_same_v<Policy, kfuse::Unfused>) {
+    return kfuse::fuse<Policy>(s, x, t, call, put, [](auto S, auto X, auto T, auto call, auto put) {
+      auto d1 = d1_of(S, X, T);
+      auto d2 = d2_of(d1, T);
+      auto nd1 = cnd_of(d1, cnd_c(d1, cnd_k(d1)));
+      auto nd2 = cnd_of(d2, cnd_c(d2, cnd_k(d2)));
+      auto discount = discount_of(X, T);
+      return kfuse::seq(kfuse::assign(call, S * nd1 - discount * nd2),
+                        kfuse::assign(put, discount * (1.0 - nd2) - S * (1.0 - nd1)));
+    });
+  } else {
+    return kfuse::fuse<Policy>(
+        s, x, t, call, put, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp,
+        [](auto S, auto X, auto T, auto call, auto put, auto d1, auto d2, auto k1, auto c1,
+           auto nd1, auto k2, auto c2, auto nd2, auto discount) {
+          using kfuse::assign;
+          return kfuse::seq(
+              assign(d1, d1_of(S, X, T)), assign(d2, d2_of(d1, T)), assign(k1, cnd_k(d1)),
+              assign(c1, cnd_c(d1, k1)), assign(nd1, cnd_of(d1, c1)), assign(k2, cnd_k(d2)),
+              assign(c2, cnd_c(d2, k2)), assign(nd2, cnd_of(d2, c2)),
+              assign(discount, discount_of(X, T)), assign(call, S * nd1 - discount * nd2),
+              assign(put, discount * (1.0 - nd2) - S * (1.0 - nd1)));
+        });
+  }
 }
 
 template <class Policy>
@@ -73,6 +85,8 @@ class Kfuse final : public Variant {
         price_(make_price<Policy>(in_.S, in_.X, in_.T, call_, put_)) {
     if constexpr (std::is_same_v<Policy, kfuse::Fused>)
       static_assert(Program::kernel_count == 1, "Black-Scholes fuses into one kernel");
+    if constexpr (std::is_same_v<Policy, kfuse::Unfused>)
+      static_assert(Program::kernel_count == 60, "one kernel per distinct operation");
   }
   void reset() override {}
   void step() override { price_(); }

@@ -8,7 +8,10 @@
 //   scalars         — Scalar parameters read
 // One walk over the tree (for_each_read, on expr/walk.hpp's children()) gives
 // them all: only the leaves that read parameters, shifts and sparse products
-// say what they read; every other node reads what its children read.
+// say what they read; every other node reads what its children read. Reads
+// in a fallback (the children a node evaluates only in a rare case:
+// fallback_from) count for every rule, but not in the memory traffic model
+// (`modelled`).
 // Eager leaves (Array, Vector, Scalar handles) are not parameters and add no
 // position; array_handles says whether an Array or Vector handle is read (one
 // captured in a program's lambda): the plan cannot tell it from a parameter
@@ -88,34 +91,43 @@ constexpr bool is_array_handle() {
     return false;
 }
 
-template <class E, class F>
-constexpr void for_each_read(F& f, bool at_neighbours = false);
+/// The index of a node's first child evaluated only in a rare fallback (the children from
+/// it on); none by default. SharedOr (plan/unfused.hpp) sets it.
+template <class E>
+struct fallback_from : std::integral_constant<std::size_t, std::size_t(-1)> {};
 
-template <class Children, class F, std::size_t... I>
-constexpr void for_each_child_read(F& f, bool at_neighbours, std::index_sequence<I...>) {
-  (for_each_read<std::decay_t<std::tuple_element_t<I, Children>>>(f, at_neighbours), ...);
+template <class E, class F>
+constexpr void for_each_read(F& f, bool at_neighbours = false, bool in_fallback = false);
+
+template <class E, class Children, class F, std::size_t... I>
+constexpr void for_each_child_read(F& f, bool at_neighbours, bool in_fallback,
+                                   std::index_sequence<I...>) {
+  (for_each_read<std::decay_t<std::tuple_element_t<I, Children>>>(
+       f, at_neighbours, in_fallback || I >= fallback_from<E>::value),
+   ...);
 }
 
-/// Calls f(position, Read) for every parameter a tree of type E reads, and
-/// f(-1, Read::array_handle) for every Array or Vector handle in it (at compile time).
-/// `at_neighbours`: the tree is read at other points (under a shift or as A * x's x).
+/// Calls f(position, Read, in_fallback) for every parameter a tree of type E reads, and
+/// f(-1, Read::array_handle, in_fallback) for every Array or Vector handle in it (at
+/// compile time). `at_neighbours`: the tree is read at other points (under a shift or as
+/// A * x's x); `in_fallback`: below a fallback child.
 template <class E, class F>
-constexpr void for_each_read(F& f, bool at_neighbours) {
+constexpr void for_each_read(F& f, bool at_neighbours, bool in_fallback) {
   if constexpr (is_array_param<E>::value) {
-    f(E::index, at_neighbours ? Read::neighbours : Read::pointwise);
+    f(E::index, at_neighbours ? Read::neighbours : Read::pointwise, in_fallback);
   } else if constexpr (is_scalar_param<E>::value) {
-    f(E::index, Read::scalar);
+    f(E::index, Read::scalar, in_fallback);
   } else if constexpr (is_shifted<E>::value) {  // shift<0, 0>(u) is a pointwise read
-    for_each_read<typename E::leaf_type>(f, at_neighbours || !E::pointwise);
+    for_each_read<typename E::leaf_type>(f, at_neighbours || !E::pointwise, in_fallback);
   } else if constexpr (is_sparse_product<E>::value) {
     // A * x reads x at other rows (and ranks). The matrix is read-only: not tracked.
-    for_each_read<std::decay_t<decltype(std::declval<E>().x)>>(f, true);
+    for_each_read<std::decay_t<decltype(std::declval<E>().x)>>(f, true, in_fallback);
   } else if constexpr (is_leaf_node_v<E>) {
-    if constexpr (is_array_handle<E>()) f(-1, Read::array_handle);
+    if constexpr (is_array_handle<E>()) f(-1, Read::array_handle, in_fallback);
   } else {
     using Children = children_t<E>;
-    for_each_child_read<Children>(f, at_neighbours,
-                                  std::make_index_sequence<std::tuple_size_v<Children>>{});
+    for_each_child_read<E, Children>(f, at_neighbours, in_fallback,
+                                     std::make_index_sequence<std::tuple_size_v<Children>>{});
   }
 }
 
@@ -123,9 +135,12 @@ constexpr void for_each_read(F& f, bool at_neighbours) {
 template <int Words>
 struct Access {
   PositionMask<Words> pointwise, neighbour_reads, scalars;
+  PositionMask<Words> modelled;  ///< arrays read outside fallbacks: the traffic model's
   bool array_handles = false;
 
-  constexpr void operator()(int position, Read read) {
+  constexpr void operator()(int position, Read read, bool in_fallback) {
+    if (!in_fallback && (read == Read::pointwise || read == Read::neighbours))
+      modelled.set(position);
     switch (read) {
       case Read::pointwise:
         pointwise.set(position);
@@ -153,7 +168,7 @@ constexpr Access<Words> access_of() {
 struct NeighbourReadOf {
   int position;
   bool found = false;
-  constexpr void operator()(int p, Read read) {
+  constexpr void operator()(int p, Read read, bool) {
     found = found || (p == position && read == Read::neighbours);
   }
 };
@@ -168,7 +183,7 @@ constexpr bool reads_neighbours(int position) {
 
 struct ArrayHandleRead {
   bool found = false;
-  constexpr void operator()(int, Read read) { found = found || read == Read::array_handle; }
+  constexpr void operator()(int, Read read, bool) { found = found || read == Read::array_handle; }
 };
 
 template <class E>

@@ -35,6 +35,7 @@ struct StatementFacts {
   bool kernel = false;
   int domain = 0, reductions = 0, group = 0;
   PositionMask<Words> writes, pointwise, neighbour_reads, scalar_reads, scalar_writes;
+  PositionMask<Words> modelled_reads;  ///< what the memory traffic model counts as read
 };
 
 template <int Words, class S>
@@ -50,6 +51,7 @@ constexpr StatementFacts<Words> facts_of() {
   f.pointwise = reads.pointwise;
   f.neighbour_reads = reads.neighbour_reads;
   f.scalar_reads = reads.scalars;
+  f.modelled_reads = reads.modelled;
   return f;
 }
 

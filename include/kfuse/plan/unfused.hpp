@@ -2,21 +2,42 @@
 // its own statement writing a fresh temporary (positions First, First+1,
 // ...), so the program runs one kernel per operation and materialises every
 // intermediate, like an array library without fusion.
+//
+// Like an array program that names a sub-expression once (`d1 = ...`) and
+// uses it twice, an operation that occurs again (the same type: the same
+// operations over the same parameters) is computed once, as long as nothing
+// it reads has been written since; later occurrences read its temporary. So
+// a program written with `auto d1 = ...` reused in many places costs one
+// kernel per distinct operation, not one per copy in the expression trees.
+// Two occurrences of one type may still hold different constants (`2 * x`,
+// `3 * x`): a later occurrence becomes a SharedOr node, which reads the
+// temporary where its values equal the first occurrence's (decided when the
+// program is made) and else evaluates its own tree in place.
+//
+// The rewrite is two passes. At the type level, a walk of every statement,
+// children before parents, keeps the set of operations held in temporaries
+// (Held<E, position, path of the first occurrence>), adds each operation
+// not held yet, and after each statement drops those reading what it wrote.
+// Its instantiations nest as deep as the trees, not as long as the program.
+// At run time each statement becomes the statements of the operations it
+// added (their first occurrences, children replaced by temporaries) and
+// itself, its root's children replaced the same way.
 #pragma once
 
-#include <array>
-#include <cstddef>
+#include <cstring>
+#include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include <boost/hana/append.hpp>
 #include <boost/hana/at.hpp>
-#include <boost/hana/concat.hpp>
 #include <boost/hana/flatten.hpp>
-#include <boost/hana/fold_left.hpp>
+#include <boost/hana/length.hpp>
 #include <boost/hana/tuple.hpp>
 
 #include "kfuse/expr/walk.hpp"
+#include "kfuse/plan/access.hpp"
 #include "kfuse/plan/statement.hpp"
 
 namespace kfuse::detail {
@@ -25,102 +46,360 @@ namespace kfuse::detail {
 template <class E>
 constexpr bool is_operation_v = !is_leaf_node_v<E> || is_sparse_product<E>::value;
 
+// ---- SharedOr: a later occurrence of an operation held in a temporary ---------------
+
+/// Reads Temp (the value of this occurrence's first one) where `shared`, else evaluates
+/// its own tree: the branch is the same at every point.
+template <class Temp, class E>
+struct SharedOr : ExprTag {
+  using value_type = typename expr_traits<E>::value_type;
+  static constexpr bool strict = expr_traits<E>::strict;
+  static constexpr int domain = expr_traits<E>::domain;
+  Temp temp;
+  E own;
+  bool shared;
+  template <class P, class R>
+  KOKKOS_INLINE_FUNCTION value_type eval(const P& p, R& r) const {
+    return shared ? static_cast<value_type>(temp.eval(p, r)) : own.eval(p, r);
+  }
+};
+template <class Temp, class E>
+auto children(const SharedOr<Temp, E>& s) {
+  return std::tie(s.temp, s.own);
+}
+template <class Temp, class E, class T, class X>
+auto rebuild(const SharedOr<Temp, E>& s, const T& temp, const X& own) {
+  return SharedOr<T, X>{{}, temp, own, s.shared};
+}
+/// Its own tree runs only where constants differ: not in the traffic model.
+template <class Temp, class E>
+struct fallback_from<SharedOr<Temp, E>> : std::integral_constant<std::size_t, 1> {};
+template <class Temp, class E, class Names>
+std::string describe(const SharedOr<Temp, E>& s, const Names& names) {
+  return s.shared ? describe(s.temp, names) : describe(s.own, names);
+}
+
+// ---- comparing two trees of one type ------------------------------------------------
+
+template <class N, class = void>
+struct has_op : std::false_type {};
+template <class N>
+struct has_op<N, std::void_t<decltype(std::declval<N>().op)>> : std::true_type {};
+
+/// The node kinds whose data is their children and an `op` (compared by same_operation):
+/// only their repeats are compared, and shared. Another node kind is never "the same".
 template <class E>
-constexpr int operation_count();
+struct holds_children_and_op : std::false_type {};
+template <class Op, class E>
+struct holds_children_and_op<Unary<Op, E>> : std::true_type {};
+template <class Op, class L, class R>
+struct holds_children_and_op<Binary<Op, L, R>> : std::true_type {};
+template <class C, class A, class B>
+struct holds_children_and_op<Where<C, A, B>> : std::true_type {};
+
+/// Whether every tree of type E holds the same values: no constants, no operation with
+/// data, no handles.
+template <class E>
+constexpr bool stateless();
 template <class Children, std::size_t... I>
-constexpr int operation_count_in(std::index_sequence<I...>) {
-  return (0 + ... + operation_count<std::decay_t<std::tuple_element_t<I, Children>>>());
+constexpr bool stateless_children(std::index_sequence<I...>) {
+  return (true && ... && stateless<std::decay_t<std::tuple_element_t<I, Children>>>());
 }
-/// How many temporaries the rewrite makes below the root of a tree of type E (for its
-/// children): the root of a statement stays in the statement.
 template <class E>
-constexpr int child_operation_count() {
-  using Children = children_t<E>;
-  return operation_count_in<Children>(std::make_index_sequence<std::tuple_size_v<Children>>{});
-}
-/// How many temporaries the rewrite makes for a tree of type E.
-template <class E>
-constexpr int operation_count() {
-  return (is_operation_v<E> ? 1 : 0) + child_operation_count<E>();
-}
-
-/// Where each child's temporaries start: after those of the children before it.
-template <int Next, class Children, std::size_t... I>
-constexpr std::array<int, sizeof...(I)> child_starts(std::index_sequence<I...>) {
-  std::array<int, sizeof...(I)> start{};
-  int next = Next;
-  ((start[I] = next, next += operation_count<std::decay_t<std::tuple_element_t<I, Children>>>()),
-   ...);
-  return start;
-}
-
-template <int Next, class E>
-auto materialize(const E& e);
-
-template <int Next, class E, class Children, std::size_t... I>
-auto materialize_children_in(const E& e, const Children& c, std::index_sequence<I...>) {
-  [[maybe_unused]] constexpr auto start = child_starts<Next, Children>(std::index_sequence<I...>{});
-  auto parts = hana::make_tuple(materialize<start[I]>(std::get<I>(c))...);
-  return hana::make_tuple(
-      hana::flatten(hana::make_tuple(hana::make_tuple(), hana::at_c<0>(hana::at_c<I>(parts))...)),
-      rebuild(e, hana::at_c<1>(hana::at_c<I>(parts))...));
-}
-
-/// Replaces the operation children of `e` by temporaries numbered from Next, children
-/// first, depth first. Returns (statements computing them, rebuilt e).
-template <int Next, class E>
-auto materialize_children(const E& e) {
-  if constexpr (is_leaf_node_v<E>) {
-    return hana::make_tuple(hana::make_tuple(), e);
+constexpr bool stateless() {
+  if constexpr (is_shifted<E>::value) {
+    return stateless<typename E::leaf_type>();
+  } else if constexpr (is_sparse_product<E>::value) {
+    return std::is_empty_v<decltype(std::declval<E>().matrix)> &&
+           stateless<decltype(std::declval<E>().x)>();
+  } else if constexpr (is_leaf_node_v<E>) {
+    return std::is_empty_v<E>;
+  } else if constexpr (!holds_children_and_op<E>::value) {
+    return false;
   } else {
     using Children = children_t<E>;
-    return materialize_children_in<Next>(e, children(e),
-                                         std::make_index_sequence<std::tuple_size_v<Children>>{});
+    bool op_empty = true;
+    if constexpr (has_op<E>::value) op_empty = std::is_empty_v<decltype(std::declval<E>().op)>;
+    return op_empty &&
+           stateless_children<Children>(std::make_index_sequence<std::tuple_size_v<Children>>{});
   }
 }
 
-/// An operation becomes `t = op(...)` (t: the position after its children's temporaries)
-/// and is replaced by t; leaves stay. Returns (statements, replacement).
-template <int Next, class E>
-auto materialize(const E& e) {
-  if constexpr (is_operation_v<E>) {
-    auto inner = materialize_children<Next>(e);
-    constexpr int position = Next + child_operation_count<E>();
-    using Temp = TempParam<position, typename E::value_type, E::strict>;
-    auto statement =
-        Assign<Temp, std::decay_t<decltype(hana::at_c<1>(inner))>>{Temp{}, hana::at_c<1>(inner)};
-    return hana::make_tuple(hana::append(hana::at_c<0>(inner), statement), Temp{});
+template <class E>
+struct is_constant : std::false_type {};
+template <class T>
+struct is_constant<Constant<T>> : std::true_type {};
+
+template <class Op>
+bool same_operation(const Op&, const Op&) {
+  return std::is_empty_v<Op>;  // an operation with data it cannot compare: never the same
+}
+inline bool same_operation(const PowInt& a, const PowInt& b) { return a.exponent == b.exponent; }
+
+template <class E>
+bool same_value(const E& a, const E& b);
+template <class Children, std::size_t... I>
+bool same_children(const Children& a, const Children& b, std::index_sequence<I...>) {
+  return (true && ... && same_value(std::get<I>(a), std::get<I>(b)));
+}
+
+/// Whether two trees of one type compute the same values: their constants have the same
+/// bits (0.0 and -0.0 differ), their operations the same data. Handles (an Array captured
+/// by the lambda) never compare equal: such an occurrence is evaluated in place.
+template <class E>
+bool same_value(const E& a, const E& b) {
+  if constexpr (stateless<E>()) {
+    return true;
+  } else if constexpr (is_constant<E>::value) {
+    return std::memcmp(&a.value, &b.value, sizeof(a.value)) == 0;
+  } else if constexpr (is_shifted<E>::value) {
+    return same_value(a.leaf, b.leaf);
+  } else if constexpr (is_sparse_product<E>::value) {
+    return same_value(a.x, b.x);  // the matrix is a placeholder (stateless) or a handle
+  } else if constexpr (is_leaf_node_v<E> || !holds_children_and_op<E>::value) {
+    return false;
   } else {
-    return hana::make_tuple(hana::make_tuple(), e);
+    using Children = children_t<E>;
+    bool op = true;
+    if constexpr (has_op<E>::value) op = same_operation(a.op, b.op);
+    return op && same_children(children(a), children(b),
+                               std::make_index_sequence<std::tuple_size_v<Children>>{});
   }
 }
 
-/// One statement, split: (statements, next free position). The root operation stays in
-/// the statement; its children are materialised.
-template <class Next, class S>
-auto split_statement(Next next, const S& s) {
-  if constexpr (StatementInfo<S>::kernel) {
-    (void)next;
-    using E = std::decay_t<decltype(statement_expr(s))>;
-    auto inner = materialize_children<Next::value>(statement_expr(s));
-    auto root = with_expr(s, hana::at_c<1>(inner));
-    return hana::make_tuple(hana::append(hana::at_c<0>(inner), root),
-                            hana::int_c<Next::value + child_operation_count<E>()>);
+// ---- the type-level pass ------------------------------------------------------------
+
+/// Where a node lies: its statement's index, then the child index at each level.
+template <int... P>
+using TreePath = std::integer_sequence<int, P...>;
+template <class Path, int I>
+struct path_append;
+template <int... P, int I>
+struct path_append<TreePath<P...>, I> {
+  using type = TreePath<P..., I>;
+};
+
+/// Operation E is held in temporary Position, computed from its first occurrence at Path.
+template <class E, int Position, class Path>
+struct Held {
+  using type = E;
+  static constexpr int position = Position;
+  using path = Path;
+};
+/// The operations held at a point of the walk (each type at most once).
+template <class... H>
+struct HeldSet : H... {};
+template <class... A, class... B>
+HeldSet<A..., B...> operator+(HeldSet<A...>, HeldSet<B...>);
+
+/// The entry of type E in a HeldSet, or void.
+template <class E, int P, class Path>
+Held<E, P, Path> held_entry(const Held<E, P, Path>*);
+template <class E>
+void held_entry(const void*);
+template <class E, class Set>
+using held_t = decltype(held_entry<E>(static_cast<const Set*>(nullptr)));
+
+/// The entry at position P of a HeldSet.
+template <int P, class E, class Path>
+Held<E, P, Path> held_at(const Held<E, P, Path>*);
+template <class Set, int P>
+using held_at_t = decltype(held_at<P>(static_cast<const Set*>(nullptr)));
+
+template <class Set, int Next>
+struct WalkState {
+  using set = Set;
+  static constexpr int next = Next;
+};
+
+template <class State, class Path, class E,
+          bool Add = is_operation_v<E>&& std::is_void_v<held_t<E, typename State::set>>>
+struct Visit {  // a leaf, or an operation held already
+  using type = State;
+};
+template <class State, class Path, class Children, std::size_t I = 0,
+          bool More = (I < std::tuple_size_v<Children>)>
+struct VisitChildren {
+  using type = State;
+};
+template <class State, class Path, class Children, std::size_t I>
+struct VisitChildren<State, Path, Children, I, true> {
+  using child = std::decay_t<std::tuple_element_t<I, Children>>;
+  using after = typename Visit<State, typename path_append<Path, int(I)>::type, child>::type;
+  using type = typename VisitChildren<after, Path, Children, I + 1>::type;
+};
+/// A new operation: its children first, then itself, at the next free position.
+template <class State, class Path, class E>
+struct Visit<State, Path, E, true> {
+  using inner = typename VisitChildren<State, Path, children_t<E>>::type;
+  using type = WalkState<decltype(typename inner::set{} + HeldSet<Held<E, inner::next, Path>>{}),
+                         inner::next + 1>;
+};
+
+template <class Statements, int S>
+using statement_at_t = std::decay_t<decltype(hana::at_c<S>(std::declval<const Statements&>()))>;
+template <class Statement>
+using statement_expr_t = std::decay_t<decltype(statement_expr(std::declval<const Statement&>()))>;
+
+struct ReadOf {
+  int position;
+  bool found = false;
+  constexpr void operator()(int p, Read read, bool) {
+    found = found || p == position || read == Read::array_handle;
+  }
+};
+/// Whether a held operation may read what a statement writes: a position it reads, or
+/// an Array handle (the plan cannot tell one from the written parameter).
+template <class Entry, class Statement>
+constexpr bool reads_written() {
+  using Info = StatementInfo<Statement>;
+  ReadOf search{Info::array_target >= 0 ? Info::array_target : Info::scalar_target};
+  for_each_read<typename Entry::type>(search);
+  return search.found;
+}
+/// The set after statement S wrote its target; a host statement forgets everything.
+template <class Set, class Statement>
+struct Forget;
+template <class... H, class Statement>
+struct Forget<HeldSet<H...>, Statement> {
+  using type = std::conditional_t<
+      StatementInfo<Statement>::kernel,
+      decltype((HeldSet<>{} + ... +
+                std::conditional_t<reads_written<H, Statement>(), HeldSet<>, HeldSet<H>>{})),
+      HeldSet<>>;
+};
+
+template <class Statements, int First, int S>
+struct StatementWalk;
+/// The walk's state before statement S.
+template <class Statements, int First, int S>
+struct StateBefore {
+  using last = StatementWalk<Statements, First, S - 1>;
+  using type = WalkState<typename Forget<typename last::after::set, typename last::statement>::type,
+                         last::after::next>;
+};
+template <class Statements, int First>
+struct StateBefore<Statements, First, 0> {
+  using type = WalkState<HeldSet<>, First>;
+};
+/// Statement S's walk: the root stays in the statement, its children are visited.
+template <class Statements, int First, int S>
+struct StatementWalk {
+  using statement = statement_at_t<Statements, S>;
+  using before = typename StateBefore<Statements, First, S>::type;
+  template <bool Kernel = StatementInfo<statement>::kernel, class = void>
+  struct walk {
+    using type =
+        typename VisitChildren<before, TreePath<S>, children_t<statement_expr_t<statement>>>::type;
+  };
+  template <class Unused>
+  struct walk<false, Unused> {
+    using type = before;
+  };
+  using after = typename walk<>::type;
+};
+
+// ---- the run-time pass --------------------------------------------------------------
+
+/// The node at a path below e.
+template <class E>
+const E& node_below(const E& e, TreePath<>) {
+  return e;
+}
+template <class E, int C, int... Rest>
+const auto& node_below(const E& e, TreePath<C, Rest...>) {
+  return node_below(std::get<C>(children(e)), TreePath<Rest...>{});
+}
+template <class Statements, int S, int... C>
+const auto& node_at(const Statements& statements, TreePath<S, C...>) {
+  return node_below(statement_expr(hana::at_c<S>(statements)), TreePath<C...>{});
+}
+
+template <class Entry>
+using temp_of = TempParam<Entry::position, typename Entry::type::value_type, Entry::type::strict>;
+
+/// Child c (at Path) of an operation, in the rewritten program: itself if a leaf, else
+/// the temporary of its entry (Entry), or a SharedOr if it is a later occurrence whose
+/// values may differ from the first's.
+template <class Entry, class Path, class C, class Statements>
+auto replacement(const C& c, const Statements& statements) {
+  if constexpr (std::is_void_v<Entry>) {
+    return c;
+  } else if constexpr (std::is_same_v<typename Entry::path, Path> || stateless<C>()) {
+    return temp_of<Entry>{};
+  } else {
+    const bool shared = same_value(c, node_at(statements, typename Entry::path{}));
+    return SharedOr<temp_of<Entry>, C>{{}, temp_of<Entry>{}, c, shared};
+  }
+}
+
+/// The entry of each child of an operation of type E, in a HeldSet (void for leaves).
+template <class Set, class E, std::size_t... I>
+auto child_entries(std::index_sequence<I...>) -> std::tuple<
+    std::conditional_t<is_operation_v<std::decay_t<std::tuple_element_t<I, children_t<E>>>>,
+                       held_t<std::decay_t<std::tuple_element_t<I, children_t<E>>>, Set>, void>...>;
+
+template <class Entries, class Path, class E, class Statements, std::size_t... I>
+auto over_temporaries(const E& e, const Statements& statements, std::index_sequence<I...>) {
+  const auto c = children(e);
+  return rebuild(
+      e, replacement<std::tuple_element_t<I, Entries>, typename path_append<Path, int(I)>::type>(
+             std::get<I>(c), statements)...);
+}
+/// Operation e at Path with its children replaced (Set: the operations held there).
+template <class Set, class Path, class E, class Statements>
+auto with_temporaries(const E& e, const Statements& statements) {
+  if constexpr (is_leaf_node_v<E>) {
+    return e;
+  } else {
+    constexpr std::size_t n = std::tuple_size_v<children_t<E>>;
+    using Entries = decltype(child_entries<Set, E>(std::make_index_sequence<n>{}));
+    return over_temporaries<Entries, Path>(e, statements, std::make_index_sequence<n>{});
+  }
+}
+
+/// `t = op(...)` for the operation held at position P, from its first occurrence.
+template <class Set, int P, class Statements>
+auto held_statement(const Statements& statements) {
+  using Entry = held_at_t<Set, P>;
+  const auto& first = node_at(statements, typename Entry::path{});
+  auto e = with_temporaries<Set, typename Entry::path>(first, statements);
+  return Assign<temp_of<Entry>, decltype(e)>{temp_of<Entry>{}, e};
+}
+template <class Set, int From, class Statements, std::size_t... K>
+auto held_statements(const Statements& statements, std::index_sequence<K...>) {
+  return hana::make_tuple(held_statement<Set, From + int(K)>(statements)...);
+}
+
+/// Statement S, split: the statements of the operations it adds, then itself.
+template <int First, int S, class Statements>
+auto split_statement(const Statements& statements) {
+  using Walk = StatementWalk<Statements, First, S>;
+  const auto& s = hana::at_c<S>(statements);
+  if constexpr (StatementInfo<typename Walk::statement>::kernel) {
+    using Set = typename Walk::after::set;
+    constexpr int from = Walk::before::next, to = Walk::after::next;
+    auto added = held_statements<Set, from>(statements, std::make_index_sequence<to - from>{});
+    auto root = with_expr(s, with_temporaries<Set, TreePath<S>>(statement_expr(s), statements));
+    return hana::append(added, root);
   } else {  // a host statement runs as it is
-    return hana::make_tuple(hana::make_tuple(s), next);
+    return hana::make_tuple(s);
   }
 }
 
-/// All statements, split; temporaries are numbered from `first`.
+template <int First, class Statements, std::size_t... S>
+auto split_all(const Statements& statements, std::index_sequence<S...>) {
+  return hana::flatten(hana::make_tuple(split_statement<First, int(S)>(statements)...));
+}
+
+/// All statements, split: (statements, next free position). The rewrite's temporaries are
+/// numbered from `first`.
 template <class Statements, class First>
-auto split_operations(const Statements& statements, First first) {
-  auto result = hana::fold_left(
-      statements, hana::make_tuple(hana::make_tuple(), first), [](auto acc, const auto& s) {
-        auto part = split_statement(hana::at_c<1>(acc), s);
-        return hana::make_tuple(hana::concat(hana::at_c<0>(acc), hana::at_c<0>(part)),
-                                hana::at_c<1>(part));
-      });
-  return result;
+auto split_operations(const Statements& statements, First) {
+  constexpr int count = decltype(hana::length(statements))::value;
+  using Last = StatementWalk<Statements, First::value, count - 1>;
+  return hana::make_tuple(split_all<First::value>(statements, std::make_index_sequence<count>{}),
+                          hana::int_c<Last::after::next>);
 }
 
 }  // namespace kfuse::detail

@@ -154,7 +154,8 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
   };
   /// Each group's memory traffic in bytes a point (none for a group without a kernel), as
   /// STREAM counts it: an array read from memory once, an array written once more; a value
-  /// the kernel wrote before reading it is in a register, not read from memory.
+  /// the kernel wrote before reading it is in a register, not read from memory; reads in
+  /// a fallback (plan/access.hpp) are not counted.
   static constexpr std::array<Traffic, Plan::group_count> group_traffic() {
     std::array<Traffic, Plan::group_count> traffic{};
     constexpr std::array<std::size_t, sizeof...(Args)> sizes =
@@ -163,7 +164,7 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
       typename Plan::Mask reads, writes;
       for (int i = Plan::group_facts[g].first; i < Plan::group_facts[g].end; ++i) {
         const auto& f = Plan::statement_facts[i];
-        reads |= (f.pointwise | f.neighbour_reads) & ~writes;
+        reads |= f.modelled_reads & ~writes;
         writes |= f.writes;
       }
       if (Plan::group_facts[g].kernel)
