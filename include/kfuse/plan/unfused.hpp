@@ -29,6 +29,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <boost/hana/append.hpp>
 #include <boost/hana/at.hpp>
@@ -300,6 +301,8 @@ struct StatementWalk {
 };
 
 // ---- the run-time pass --------------------------------------------------------------
+// Its functions take no HeldSet and no program type as template arguments: a name that
+// holds them grows with the program's square, which nvcc's front end writes out in full.
 
 /// The node at a path below e.
 template <class E>
@@ -310,10 +313,16 @@ template <class E, int C, int... Rest>
 const auto& node_below(const E& e, TreePath<C, Rest...>) {
   return node_below(std::get<C>(children(e)), TreePath<Rest...>{});
 }
-template <class Statements, int S, int... C>
-const auto& node_at(const Statements& statements, TreePath<S, C...>) {
-  return node_below(statement_expr(hana::at_c<S>(statements)), TreePath<C...>{});
-}
+template <class Path>
+struct path_in_statement;
+template <int S, int... C>
+struct path_in_statement<TreePath<S, C...>> {
+  using type = TreePath<C...>;
+};
+
+/// The first occurrence of each held operation, by position, as the rewrite meets them
+/// (statement by statement), for later occurrences to compare themselves with.
+using FirstOccurrences = std::vector<const void*>;
 
 template <class Entry>
 using temp_of = TempParam<Entry::position, typename Entry::type::value_type, Entry::type::strict>;
@@ -321,75 +330,103 @@ using temp_of = TempParam<Entry::position, typename Entry::type::value_type, Ent
 /// Child c (at Path) of an operation, in the rewritten program: itself if a leaf, else
 /// the temporary of its entry (Entry), or a SharedOr if it is a later occurrence whose
 /// values may differ from the first's.
-template <class Entry, class Path, class C, class Statements>
-auto replacement(const C& c, const Statements& statements) {
+template <class Entry, class Path, class C>
+auto replacement(const C& c, const FirstOccurrences& first) {
   if constexpr (std::is_void_v<Entry>) {
     return c;
   } else if constexpr (std::is_same_v<typename Entry::path, Path> || stateless<C>()) {
     return temp_of<Entry>{};
   } else {
-    const bool shared = same_value(c, node_at(statements, typename Entry::path{}));
+    const bool shared = same_value(c, *static_cast<const C*>(first[Entry::position]));
     return SharedOr<temp_of<Entry>, C>{{}, temp_of<Entry>{}, c, shared};
   }
 }
 
 /// The entry of each child of an operation of type E, in a HeldSet (void for leaves).
+template <class Set, class E, class = std::make_index_sequence<std::tuple_size_v<children_t<E>>>>
+struct child_entries;
 template <class Set, class E, std::size_t... I>
-auto child_entries(std::index_sequence<I...>) -> std::tuple<
-    std::conditional_t<is_operation_v<std::decay_t<std::tuple_element_t<I, children_t<E>>>>,
-                       held_t<std::decay_t<std::tuple_element_t<I, children_t<E>>>, Set>, void>...>;
+struct child_entries<Set, E, std::index_sequence<I...>> {
+  template <class C>
+  using entry = std::conditional_t<is_operation_v<C>, held_t<C, Set>, void>;
+  using type = std::tuple<entry<std::decay_t<std::tuple_element_t<I, children_t<E>>>>...>;
+};
+template <class Set, class E>
+using child_entries_t = typename child_entries<Set, E>::type;
 
-template <class Entries, class Path, class E, class Statements, std::size_t... I>
-auto over_temporaries(const E& e, const Statements& statements, std::index_sequence<I...>) {
+template <class Entries, class Path, class E, std::size_t... I>
+auto over_temporaries(const E& e, const FirstOccurrences& first, std::index_sequence<I...>) {
   const auto c = children(e);
   return rebuild(
       e, replacement<std::tuple_element_t<I, Entries>, typename path_append<Path, int(I)>::type>(
-             std::get<I>(c), statements)...);
+             std::get<I>(c), first)...);
 }
-/// Operation e at Path with its children replaced (Set: the operations held there).
-template <class Set, class Path, class E, class Statements>
-auto with_temporaries(const E& e, const Statements& statements) {
-  if constexpr (is_leaf_node_v<E>) {
+/// Operation e at Path with its children replaced (Entries: theirs, child_entries_t).
+template <class Entries, class Path, class E>
+auto with_temporaries(const E& e, const FirstOccurrences& first) {
+  if constexpr (is_leaf_node_v<E>)
     return e;
-  } else {
-    constexpr std::size_t n = std::tuple_size_v<children_t<E>>;
-    using Entries = decltype(child_entries<Set, E>(std::make_index_sequence<n>{}));
-    return over_temporaries<Entries, Path>(e, statements, std::make_index_sequence<n>{});
-  }
+  else
+    return over_temporaries<Entries, Path>(
+        e, first, std::make_index_sequence<std::tuple_size_v<children_t<E>>>{});
 }
 
-/// `t = op(...)` for the operation held at position P, from its first occurrence.
-template <class Set, int P, class Statements>
-auto held_statement(const Statements& statements) {
-  using Entry = held_at_t<Set, P>;
-  const auto& first = node_at(statements, typename Entry::path{});
-  auto e = with_temporaries<Set, typename Entry::path>(first, statements);
+/// What to make of an operation a statement adds: its entry and its children's.
+template <class Entry, class ChildEntries>
+struct Added {
+  using entry = Entry;
+  using children = ChildEntries;
+};
+/// The operations held at positions [From, To) of Set, in order.
+template <class Set, int From, class = std::make_integer_sequence<int, 0>>
+struct added_in;
+template <class Set, int From, int... K>
+struct added_in<Set, From, std::integer_sequence<int, K...>> {
+  using type = std::tuple<Added<held_at_t<Set, From + K>,
+                                child_entries_t<Set, typename held_at_t<Set, From + K>::type>>...>;
+};
+
+/// `t = op(...)` for an operation a statement adds, from its first occurrence in `root`.
+template <class A, class Root>
+auto held_statement(const Root& root, FirstOccurrences& first) {
+  using Entry = typename A::entry;
+  const auto& node = node_below(root, typename path_in_statement<typename Entry::path>::type{});
+  first[Entry::position] = &node;
+  auto e = with_temporaries<typename A::children, typename Entry::path>(node, first);
   return Assign<temp_of<Entry>, decltype(e)>{temp_of<Entry>{}, e};
 }
-template <class Set, int From, class Statements, std::size_t... K>
-auto held_statements(const Statements& statements, std::index_sequence<K...>) {
-  return hana::make_tuple(held_statement<Set, From + int(K)>(statements)...);
+template <class AddedList, class Root, std::size_t... K>
+auto held_statements(const Root& root, FirstOccurrences& first, std::index_sequence<K...>) {
+  // In position order: an operation's children come before it (braced: in this order).
+  return hana::tuple<decltype(held_statement<std::tuple_element_t<K, AddedList>>(root, first))...>{
+      held_statement<std::tuple_element_t<K, AddedList>>(root, first)...};
 }
 
 /// Statement S, split: the statements of the operations it adds, then itself.
 template <int First, int S, class Statements>
-auto split_statement(const Statements& statements) {
+auto split_statement(const Statements& statements, FirstOccurrences& first) {
   using Walk = StatementWalk<Statements, First, S>;
   const auto& s = hana::at_c<S>(statements);
   if constexpr (StatementInfo<typename Walk::statement>::kernel) {
     using Set = typename Walk::after::set;
     constexpr int from = Walk::before::next, to = Walk::after::next;
-    auto added = held_statements<Set, from>(statements, std::make_index_sequence<to - from>{});
-    auto root = with_expr(s, with_temporaries<Set, TreePath<S>>(statement_expr(s), statements));
-    return hana::append(added, root);
+    using AddedList =
+        typename added_in<Set, from, std::make_integer_sequence<int, to - from>>::type;
+    const auto& root = statement_expr(s);
+    auto added = held_statements<AddedList>(root, first, std::make_index_sequence<to - from>{});
+    using RootEntries = child_entries_t<Set, statement_expr_t<typename Walk::statement>>;
+    return hana::append(added,
+                        with_expr(s, with_temporaries<RootEntries, TreePath<S>>(root, first)));
   } else {  // a host statement runs as it is
     return hana::make_tuple(s);
   }
 }
 
 template <int First, class Statements, std::size_t... S>
-auto split_all(const Statements& statements, std::index_sequence<S...>) {
-  return hana::flatten(hana::make_tuple(split_statement<First, int(S)>(statements)...));
+auto split_all(const Statements& statements, FirstOccurrences& first, std::index_sequence<S...>) {
+  // Braced: the statements are split in order (a later one compares with earlier ones).
+  using Parts = hana::tuple<decltype(split_statement<First, int(S)>(statements, first))...>;
+  return hana::flatten(Parts{split_statement<First, int(S)>(statements, first)...});
 }
 
 /// All statements, split: (statements, next free position). The rewrite's temporaries are
@@ -397,9 +434,11 @@ auto split_all(const Statements& statements, std::index_sequence<S...>) {
 template <class Statements, class First>
 auto split_operations(const Statements& statements, First) {
   constexpr int count = decltype(hana::length(statements))::value;
-  using Last = StatementWalk<Statements, First::value, count - 1>;
-  return hana::make_tuple(split_all<First::value>(statements, std::make_index_sequence<count>{}),
-                          hana::int_c<Last::after::next>);
+  constexpr int total = StatementWalk<Statements, First::value, count - 1>::after::next;
+  FirstOccurrences first(total);
+  return hana::make_tuple(
+      split_all<First::value>(statements, first, std::make_index_sequence<count>{}),
+      hana::int_c<total>);
 }
 
 }  // namespace kfuse::detail
