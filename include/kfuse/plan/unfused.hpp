@@ -214,7 +214,7 @@ struct WalkState {
 };
 
 template <class State, class Path, class E,
-          bool Add = is_operation_v<E>&& std::is_void_v<held_t<E, typename State::set>>>
+          bool Add = (is_operation_v<E> && std::is_void_v<held_t<E, typename State::set>>)>
 struct Visit {  // a leaf, or an operation held already
   using type = State;
 };
@@ -301,8 +301,8 @@ struct StatementWalk {
 };
 
 // ---- the run-time pass --------------------------------------------------------------
-// Its functions take no HeldSet and no program type as template arguments: a name that
-// holds them grows with the program's square, which nvcc's front end writes out in full.
+// Its functions take neither the HeldSet nor the program's type as template arguments:
+// their names would grow with the square of the program's size.
 
 /// The node at a path below e.
 template <class E>
