@@ -76,6 +76,35 @@ TEST_CASE("Unfused: the same operation with other constants is evaluated in plac
   kfuse_test::check_close(b.gather(), std::vector<double>(n, 1.0), 0.0);
 }
 
+TEST_CASE("Unfused: operations of one type with other data are not shared") {
+  kfuse::Grid<1> grid(kfuse::Comm(), {n});
+  kfuse::Array<double, 1> x(grid, "x"), a(grid, "a");
+  init(x, 0.5, 0.125);
+  auto p = kfuse::fuse<kfuse::Unfused>(x, a, [](auto x, auto a) {
+    return kfuse::assign(a, kfuse::pow(x, 2) + kfuse::pow(x, 3) + kfuse::pow(x, 2));
+  });
+  p();
+  std::vector<double> want;
+  for (double xi : host(0.5, 0.125)) want.push_back(2 * xi * xi + xi * xi * xi);
+  kfuse_test::check_close(a.gather(), want, 1e-14);
+
+  // A * x and B * x for two captured matrices have one type; B * x must not read A * x's
+  // temporary. The fused program (each product in place) is the reference.
+  const kfuse::Comm comm;
+  const auto A = kfuse::poisson2d<double>(comm, 9, 7, "A");
+  const auto B = kfuse::convection_diffusion2d<double>(comm, 9, 7, 1.0, 0.5, "B");
+  kfuse::Vector<double> v(A.domain(), "v"), y(A.range(), "y"), z(A.range(), "z");
+  v.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return 1.0 + 0.25 * double(i % 5); });
+  auto body = [&A, &B](auto v, auto y) { return kfuse::assign(y, A * v + B * v + A * v); };
+  auto unfused = kfuse::fuse<kfuse::Unfused>(v, y, body);
+  auto fused = kfuse::fuse(v, z, body);
+  unfused();
+  fused();
+  kfuse_test::check_close(y.gather(), z.gather(), 1e-14);
+  INFO(unfused.explain());
+  CHECK(unfused.explain().find("assign t3 = (t2 + B * v)\n") != std::string::npos);
+}
+
 TEST_CASE("Unfused: an operation is computed again after a statement writes what it reads") {
   kfuse::Grid<1> grid(kfuse::Comm(), {n});
   kfuse::Array<double, 1> x(grid, "x"), y(grid, "y"), a(grid, "a"), b(grid, "b");
@@ -88,7 +117,8 @@ TEST_CASE("Unfused: an operation is computed again after a statement writes what
                       kfuse::reduce(s, kfuse::sum(kfuse::exp(x * y))),  // x changed: again
                       kfuse::assign(b, kfuse::exp(x * y) * s));         // s changed, x * y not
   });
-  // a: 2 operations + root; x: root; s: x * y, exp, sum; b: root (reads exp(x * y)).
+  // a: x * y, exp, root (3); x: root, reading exp's temporary (1); x changed, so s: x * y
+  // again and the sum of exp (2); b: exp, whose sum was a root and not held, and root (2).
   static_assert(decltype(p)::kernel_count == 3 + 1 + 3 + 1);
   CHECK(launches(p) == decltype(p)::kernel_count);
   const std::vector<double> x0 = host(0.1, 0.05), y0 = host(1.0, -0.05);

@@ -156,7 +156,10 @@ bool same_value(const E& a, const E& b) {
   } else if constexpr (is_shifted<E>::value) {
     return same_value(a.leaf, b.leaf);
   } else if constexpr (is_sparse_product<E>::value) {
-    return same_value(a.x, b.x);  // the matrix is a placeholder (stateless) or a handle
+    bool matrix = true;  // a placeholder: the same parameter (programs never write matrices)
+    if constexpr (!std::is_empty_v<decltype(a.matrix)>)  // a captured CsrMatrix: the same one
+      matrix = a.matrix.storage_id() == b.matrix.storage_id();
+    return matrix && same_value(a.x, b.x);
   } else if constexpr (is_leaf_node_v<E> || !holds_children_and_op<E>::value) {
     return false;
   } else {
