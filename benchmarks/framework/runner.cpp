@@ -9,6 +9,8 @@
 #include <regex>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "mpi_counter.hpp"
 #include "timer.hpp"
 
@@ -32,10 +34,11 @@ double median(std::vector<double> v) {
 
 std::string seconds_text(double s) {
   char buf[32];
-  if (s < 90)
-    std::snprintf(buf, sizeof buf, "%.0f s", s);
+  const long whole = std::lround(s);  // rounded once: 299.6 s is "5 min 00 s", not "4 min 60 s"
+  if (whole < 90)
+    std::snprintf(buf, sizeof buf, "%ld s", whole);
   else
-    std::snprintf(buf, sizeof buf, "%.0f min %02.0f s", std::floor(s / 60), std::fmod(s, 60));
+    std::snprintf(buf, sizeof buf, "%ld min %02ld s", whole / 60, whole % 60);
   return buf;
 }
 
@@ -102,17 +105,42 @@ void progress(const Comm& comm, const char* format, const std::string& a, const 
   std::fflush(stderr);
 }
 
+/// Whether a workload's size grows with the cache (memory-bound, no --size).
+bool grows(const Workload& w, const Options& options, std::int64_t cache_bytes) {
+  return options.size <= 0 && w.memory_bound && w.working_set && cache_bytes > 0;
+}
+
 /// The size knob: --size, else the default, grown (memory-bound workloads) in
 /// steps of an eighth, rounded to multiples of 64, until the working set is
-/// beyond the cache.
+/// beyond the cache, but not past `memory` bytes a node for all the variants
+/// (`per_working_set` bytes each working-set byte, measured) and the results
+/// gathered (one working set more), with a quarter to spare.
 std::int64_t size_of(const Workload& w, const Options& options, Setup setup, double node_share,
-                     std::int64_t cache_bytes) {
+                     std::int64_t cache_bytes, double per_working_set, double memory) {
   if (options.size > 0) return options.size;
   setup.size = w.default_size;
-  if (!w.memory_bound || !w.working_set || cache_bytes <= 0) return setup.size;
-  while (!beyond_cache(w.working_set(setup), node_share, cache_bytes))
-    setup.size = (setup.size + setup.size / 8 + 63) / 64 * 64;
+  if (!grows(w, options, cache_bytes)) return setup.size;
+  auto fits = [&](std::int64_t size) {
+    Setup s = setup;
+    s.size = size;
+    return w.working_set(s) * node_share * (per_working_set + 1) <= 0.75 * memory;
+  };
+  while (!beyond_cache(w.working_set(setup), node_share, cache_bytes)) {
+    const std::int64_t next = (setup.size + setup.size / 8 + 63) / 64 * 64;
+    if (!fits(next)) break;
+    setup.size = next;
+  }
   return setup.size;
+}
+
+/// Resident bytes of this process (/proc/self/statm; 0 where there is none).
+double resident_bytes() {
+  unsigned long long pages = 0, resident = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%llu %llu", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return double(resident) * double(sysconf(_SC_PAGESIZE));
 }
 
 }  // namespace
@@ -128,6 +156,80 @@ bool selected_variant(const Options& options, const std::string& name) {
   return name == "kokkos" || matches_any(options.variants, name);
 }
 
+namespace {
+
+/// Sets up every selected variant of `workload` at `setup.size` and runs each once,
+/// counting its kernels and allreduces (the warm-up): fills `names`, `variants`, `local`
+/// (their rows) and `warm` (each one's seconds). Returns the size's label.
+std::string build_and_count(const Workload& workload, const Options& options, const Setup& setup,
+                            double node_share, const StreamResult& stream,
+                            std::vector<std::string>& names,
+                            std::vector<std::unique_ptr<Variant>>& variants,
+                            std::vector<Row>& local, std::vector<double>& warm) {
+  const Comm& comm = setup.comm;
+  const int iterations = setup.iterations;
+  const int reps = std::max(1, options.repetitions);
+  const std::string label = workload.size_label(setup);
+  const double working_set = workload.working_set ? workload.working_set(setup) : 0;
+  const bool in_memory = beyond_cache(working_set, node_share, stream.cache_bytes);
+  // Build the variants.
+  for (const auto& entry : variants_of(workload.name)) {
+    if (!selected_variant(options, entry.name)) continue;
+    progress(comm, "[kfuse-bench] %s: setting up %s\n", workload.name, entry.name);
+    Row row;
+    row.workload = workload.name;
+    row.variant = entry.name;
+    row.size = label;
+    row.size_knob = setup.size;
+    row.nit = setup.nit;
+    row.ranks = comm.size();
+    row.iterations = iterations;
+    row.repetitions = reps;
+    row.stream_gbps = stream.gbps;
+    row.min_bytes_per_iter = workload.min_bytes ? workload.min_bytes(setup) : 0;
+    row.working_set_bytes = working_set;
+    row.cache_bytes = stream.cache_bytes;
+    row.beyond_cache = in_memory;
+    row.compile = variant_compile_cost(options.compile_times_dir, workload, entry.name);
+    names.push_back(entry.name);
+    variants.push_back(entry.factory(setup));
+    row.declared = variants.back()->figures();
+    row.build = variants.back()->build();
+    row.exchanges_per_iter = row.declared.exchanges;
+    row.bytes_per_iter = row.declared.bytes;
+    local.push_back(row);
+  }
+  const std::size_t n = variants.size();
+
+  // Count kernels and allreduces (this pass also warms up).
+  warm.assign(n, 0);
+  for (std::size_t v = 0; v < n; ++v) {
+    progress(comm, "[kfuse-bench] %s: counting kernels of %s\n", workload.name, names[v]);
+    variants[v]->reset();
+    comm.barrier();
+    const double start = wall_time();
+    const std::int64_t calls = AllreduceCounter::calls();
+    KernelCounts counts;
+    {
+      KernelCounter counter;
+      for (int it = 0; it < iterations; ++it) variants[v]->step();
+      Kokkos::fence();
+      counts = counter.counts();
+    }
+    const std::int64_t reduced = AllreduceCounter::calls() - calls;
+    warm[v] = wall_time() - start;
+    Row& row = local[v];
+    row.kernels_per_iter = double(counts.compute) / iterations;
+    row.halo_kernels_per_iter = double(counts.exchange) / iterations;
+    row.allreduces_counted = AllreduceCounter::counting();
+    row.allreduces_per_iter =
+        row.allreduces_counted ? double(reduced) / iterations : row.declared.allreduces;
+  }
+  return label;
+}
+
+}  // namespace
+
 std::vector<Row> run_suite(const Options& options, const Comm& comm, const StreamResult& stream,
                            const StreamTriad& triad) {
   std::vector<Row> rows;
@@ -137,70 +239,68 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     const Workload& workload = chosen[w];
     const int iterations = options.iterations > 0 ? options.iterations : workload.default_iterations;
     Setup setup{comm, 0, options.nit, iterations};
-    setup.size = size_of(workload, options, setup, node_share, stream.cache_bytes);
-    const double working_set = workload.working_set ? workload.working_set(setup) : 0;
-    const bool in_memory = beyond_cache(working_set, node_share, stream.cache_bytes);
-    const int reps = std::max(1, options.repetitions);
-    const std::string label = workload.size_label(setup);
-    const std::string left =
-        w + 1 < chosen.size() ? std::to_string(chosen.size() - w - 1) + " workload(s) after it" : "the last one";
-
-    // Build the variants.
     std::vector<std::string> names;
     std::vector<std::unique_ptr<Variant>> variants;
     std::vector<Row> local;
-    for (const auto& entry : variants_of(workload.name)) {
-      if (!selected_variant(options, entry.name)) continue;
-      progress(comm, "[kfuse-bench] %s: setting up %s\n", workload.name, entry.name);
-      Row row;
-      row.workload = workload.name;
-      row.variant = entry.name;
-      row.size = label;
-      row.size_knob = setup.size;
-      row.nit = setup.nit;
-      row.ranks = comm.size();
-      row.iterations = iterations;
-      row.repetitions = reps;
-      row.stream_gbps = stream.gbps;
-      row.min_bytes_per_iter = workload.min_bytes ? workload.min_bytes(setup) : 0;
-      row.working_set_bytes = working_set;
-      row.cache_bytes = stream.cache_bytes;
-      row.beyond_cache = in_memory;
-      row.compile = variant_compile_cost(options.compile_times_dir, workload, entry.name);
-      names.push_back(entry.name);
-      variants.push_back(entry.factory(setup));
-      row.declared = variants.back()->figures();
-      row.build = variants.back()->build();
-      row.exchanges_per_iter = row.declared.exchanges;
-      row.bytes_per_iter = row.declared.bytes;
-      local.push_back(row);
+    std::vector<double> warm;
+    std::string label;
+    auto drop = [&] {
+      names.clear(), variants.clear(), local.clear(), warm.clear();
+      setup.made->clear();  // what the variants shared
+    };
+    // What the variants take at the default size, all of them on a node, per byte of the
+    // working set: how far the size may grow (every variant lives through the rounds).
+    double per_working_set = 0;
+    if (grows(workload, options, stream.cache_bytes)) {
+      setup.size = workload.default_size;
+      progress(comm, "[kfuse-bench] %s: measuring its memory at size %s\n", workload.name,
+               std::to_string(setup.size));
+      const double before = comm.node_allreduce(resident_bytes(), ReduceOp::sum);
+      build_and_count(workload, options, setup, node_share, stream, names, variants, local, warm);
+      const double taken = comm.node_allreduce(resident_bytes(), ReduceOp::sum) - before;
+      per_working_set =
+          comm.allreduce(taken / (workload.working_set(setup) * node_share), ReduceOp::max);
+      drop();
+      char ratio[32];
+      std::snprintf(ratio, sizeof ratio, "%.2f", per_working_set);
+      progress(comm, "[kfuse-bench] %s: its variants take %s working sets\n", workload.name, ratio);
+    }
+    const double memory = comm.allreduce(double(detail::available_host_bytes()), ReduceOp::min);
+    setup.size =
+        size_of(workload, options, setup, node_share, stream.cache_bytes, per_working_set, memory);
+    const int reps = std::max(1, options.repetitions);
+    const std::string left = w + 1 < chosen.size()
+                                 ? std::to_string(chosen.size() - w - 1) + " workload(s) after it"
+                                 : "the last one";
+    // Where the measure falls short (a kfuse allocation refused for want of memory: a
+    // kfuse::Error on every rank; or less memory left than the working set, which the
+    // results, whole arrays gathered on every rank, need), all are dropped and the
+    // workload starts again an eighth smaller. Not with --size: the user chose it.
+    for (;;) {
+      try {
+        label = build_and_count(workload, options, setup, node_share, stream, names, variants,
+                                local, warm);
+        const double needed = workload.working_set ? workload.working_set(setup) * node_share : 0;
+        const double left_over =
+            comm.allreduce(double(detail::available_host_bytes()), ReduceOp::min);
+        if (options.size > 0 || left_over >= needed) break;
+      } catch (const Error& e) {
+        if (options.size > 0 || std::string(e.what()).find("cannot allocate") == std::string::npos)
+          throw;
+      }
+      const std::int64_t smaller = (setup.size - setup.size / 8) / 64 * 64;
+      if (smaller < 64) throw Error("kfuse-bench: " + workload.name + " does not fit in memory");
+      drop();
+      if (comm.rank() == 0) {
+        std::fprintf(stderr, "[kfuse-bench] %s: size %lld does not fit in memory; trying %lld\n",
+                     workload.name.c_str(), static_cast<long long>(setup.size),
+                     static_cast<long long>(smaller));
+        std::fflush(stderr);
+      }
+      setup.size = smaller;
     }
     const std::size_t n = variants.size();
 
-    // Count kernels and allreduces (this pass also warms up).
-    std::vector<double> warm(n, 0);
-    for (std::size_t v = 0; v < n; ++v) {
-      progress(comm, "[kfuse-bench] %s: counting kernels of %s\n", workload.name, names[v]);
-      variants[v]->reset();
-      comm.barrier();
-      const double start = wall_time();
-      const std::int64_t calls = AllreduceCounter::calls();
-      KernelCounts counts;
-      {
-        KernelCounter counter;
-        for (int it = 0; it < iterations; ++it) variants[v]->step();
-        Kokkos::fence();
-        counts = counter.counts();
-      }
-      const std::int64_t reduced = AllreduceCounter::calls() - calls;
-      warm[v] = wall_time() - start;
-      Row& row = local[v];
-      row.kernels_per_iter = double(counts.compute) / iterations;
-      row.halo_kernels_per_iter = double(counts.exchange) / iterations;
-      row.allreduces_counted = AllreduceCounter::counting();
-      row.allreduces_per_iter =
-          row.allreduces_counted ? double(reduced) / iterations : row.declared.allreduces;
-    }
     double per_rep = 0;
     for (double t : warm) per_rep += t;
     per_rep = comm.allreduce(per_rep, ReduceOp::max);
