@@ -10,6 +10,9 @@
 #include <sstream>
 
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "mpi_counter.hpp"
 #include "timer.hpp"
@@ -133,14 +136,32 @@ std::int64_t size_of(const Workload& w, const Options& options, Setup setup, dou
   return setup.size;
 }
 
-/// Resident bytes of this process (/proc/self/statm; 0 where there is none).
-double resident_bytes() {
+/// Bytes this process holds from the heap (glibc's mallinfo2: in use, mapped
+/// chunks included), else its resident memory (/proc/self/statm): a workload's
+/// arrays (Kokkos, PETSc) come from malloc. Resident memory alone misses
+/// allocations that reuse what an earlier workload freed.
+double held_bytes();
+
+/// Gives the heap's free memory back to the system (glibc's malloc_trim), so that
+/// the free memory the next size is judged by includes what earlier workloads freed.
+void release_freed_memory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
+double held_bytes() {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  const struct mallinfo2 m = mallinfo2();
+  return double(m.uordblks) + double(m.hblkhd);
+#else
   unsigned long long pages = 0, resident = 0;
   if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
     if (std::fscanf(f, "%llu %llu", &pages, &resident) != 2) resident = 0;
     std::fclose(f);
   }
   return double(resident) * double(sysconf(_SC_PAGESIZE));
+#endif
 }
 
 }  // namespace
@@ -247,7 +268,9 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     auto drop = [&] {
       names.clear(), variants.clear(), local.clear(), warm.clear();
       setup.made->clear();  // what the variants shared
+      release_freed_memory();
     };
+    release_freed_memory();  // the previous workload's
     // What the variants take at the default size, all of them on a node, per byte of the
     // working set: how far the size may grow (every variant lives through the rounds).
     double per_working_set = 0;
@@ -255,9 +278,9 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
       setup.size = workload.default_size;
       progress(comm, "[kfuse-bench] %s: measuring its memory at size %s\n", workload.name,
                std::to_string(setup.size));
-      const double before = comm.node_allreduce(resident_bytes(), ReduceOp::sum);
+      const double before = comm.node_allreduce(held_bytes(), ReduceOp::sum);
       build_and_count(workload, options, setup, node_share, stream, names, variants, local, warm);
-      const double taken = comm.node_allreduce(resident_bytes(), ReduceOp::sum) - before;
+      const double taken = comm.node_allreduce(held_bytes(), ReduceOp::sum) - before;
       per_working_set =
           comm.allreduce(taken / (workload.working_set(setup) * node_share), ReduceOp::max);
       drop();
