@@ -136,12 +136,6 @@ std::int64_t size_of(const Workload& w, const Options& options, Setup setup, dou
   return setup.size;
 }
 
-/// Bytes this process holds from the heap (glibc's mallinfo2: in use, mapped
-/// chunks included), else its resident memory (/proc/self/statm): a workload's
-/// arrays (Kokkos, PETSc) come from malloc. Resident memory alone misses
-/// allocations that reuse what an earlier workload freed.
-double held_bytes();
-
 /// Gives the heap's free memory back to the system (glibc's malloc_trim), so that
 /// the free memory the next size is judged by includes what earlier workloads freed.
 void release_freed_memory() {
@@ -150,6 +144,10 @@ void release_freed_memory() {
 #endif
 }
 
+/// Bytes this process holds from the heap (glibc's mallinfo2: in use, mapped
+/// chunks included), else its resident memory (/proc/self/statm): a workload's
+/// arrays (Kokkos, PETSc) come from malloc. Resident memory alone misses
+/// allocations that reuse what an earlier workload freed.
 double held_bytes() {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
   const struct mallinfo2 m = mallinfo2();
