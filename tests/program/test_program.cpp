@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -424,6 +425,46 @@ TEST_CASE("GPU launches: a box's flat range visits its points row-major; light-w
   CHECK(seen == want);
   CHECK(kfuse::detail::FlatBox<2>(kfuse::detail::Box<2>{{0, 5}, {3, 5}}).size() == 0);
 
+  // Beyond 2^32 points a flat box divides in 64 bits: the same points.
+  const kfuse::detail::Box<3> wide_box{{0, 0, 0}, {std::int64_t(1) << 20, 3, 1 << 12}};
+  const kfuse::detail::FlatBox<3> wide(wide_box);
+  CHECK(!wide.is_narrow);
+  CHECK(flat.is_narrow);
+  const std::int64_t last = wide.size() - 1;
+  for (std::int64_t k : {std::int64_t(0), std::int64_t(4095), std::int64_t(UINT32_MAX) + 7, last}) {
+    CAPTURE(k);
+    std::int64_t point[3], one = 0;
+    wide.call(k, RecordPoint{point, &one});
+    CHECK(point[0] == k / (3 << 12));
+    CHECK(point[1] == k / (1 << 12) % 3);
+    CHECK(point[2] == k % (1 << 12));
+  }
+
+  // NarrowDivisor: exact quotients of every 32-bit numerator, checked at the edges and on a
+  // pseudo-random sample, for small, power-of-two, odd and largest divisors.
+  std::uint64_t state = 12345;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return std::uint32_t(state >> 32);
+  };
+  const std::uint32_t half = 1u << 31;
+  std::vector<std::uint32_t> divisors{1,     2,        3,    5,        7,         255,
+                                      256,   257,      301,  4096,     8191,      8192,
+                                      12345, half - 1, half, half + 1, UINT32_MAX};
+  for (int r = 0; r < 200; ++r) divisors.push_back(next() >> (next() % 32) | 1u);
+  for (std::uint32_t d : divisors) {
+    const kfuse::detail::NarrowDivisor by(d);
+    std::vector<std::uint32_t> numerators{0, 1, d - 1, d, UINT32_MAX, UINT32_MAX - 1};
+    if (d < UINT32_MAX / 3) numerators.insert(numerators.end(), {2 * d - 1, 2 * d, 3 * d + 1});
+    numerators.push_back(UINT32_MAX / d * d - 1);
+    numerators.push_back(UINT32_MAX / d * d);
+    for (int r = 0; r < 2000; ++r) numerators.push_back(next());
+    bool exact = true;
+    for (std::uint32_t n : numerators) exact = exact && by.divide(n) == n / d;
+    CAPTURE(d);
+    CHECK(exact);
+  }
+
   // Functors up to light_functor_bytes launch light-weight (kernel parameters on CUDA).
   using kfuse::detail::light_functor_bytes;
   using Small = decltype(kfuse::detail::range_for<FunctorOf<light_functor_bytes>>(0, 1));
@@ -471,7 +512,7 @@ TEST_CASE("binding checks throw kfuse::Error before anything runs") {
   }
 }
 
-TEST_CASE("reduce_box visits every point of a box once (GPUs: a team per share of points)") {
+TEST_CASE("reduce_box visits every point of a box once (GPUs: a league striding through them)") {
   using reduce_box_test::WeighPoints;
   for (std::int64_t n : {0, 1, 255, 256, 257, 3 * 256 + 5, 100003}) {
     CAPTURE(n);
@@ -482,8 +523,8 @@ TEST_CASE("reduce_box visits every point of a box once (GPUs: a team per share o
     CHECK(got.points == n);
     CHECK(got.weight == want);
   }
-  // The cut of a GPU reduction: every point in a team's share, no more teams than the device
-  // holds threads for (an H100: 132 multiprocessors of 2048 threads), at least one.
+  // The cut of a GPU reduction: no more teams than the device holds threads for (an H100: 132
+  // multiprocessors of 2048 threads), at least one.
   using kfuse::detail::ReduceLeague;
   for (std::int64_t points : {0, 1, 255, 256, 257, 1 << 20, 67108864, 67108865})
     for (std::int64_t concurrency : {1, 2, 255, 270336}) {
@@ -493,8 +534,35 @@ TEST_CASE("reduce_box visits every point of a box once (GPUs: a team per share o
       CHECK(league.teams >= 1);
       CHECK(league.teams <= std::max<std::int64_t>(1, concurrency / 256));
       CHECK(league.teams <= std::max<std::int64_t>(1, (points + 255) / 256));
-      CHECK(league.teams * league.per_team >= points);
     }
+  // Its order: every point once, and step s of every thread of every team together covers the
+  // window [s * teams * threads, (s + 1) * teams * threads) of the points, threads side by side.
+  for (std::int64_t points : {1, 7, 12, 37, 1000})
+    for (std::int64_t teams : {1, 3, 5})
+      for (std::int64_t threads : {1, 4}) {
+        CAPTURE(points);
+        CAPTURE(teams);
+        CAPTURE(threads);
+        std::vector<int> visits(std::size_t(points), 0);
+        std::vector<std::vector<std::int64_t>> at_step;  // the points of step s
+        for (std::int64_t t = 0; t < teams; ++t)
+          for (std::int64_t r = 0; r < threads; ++r)
+            for (std::int64_t k = ReduceLeague::first(t, r, threads), s = 0; k < points;
+                 k += ReduceLeague::stride(teams, threads), ++s) {
+              ++visits[std::size_t(k)];
+              if (at_step.size() <= std::size_t(s)) at_step.resize(std::size_t(s) + 1);
+              at_step[std::size_t(s)].push_back(k);  // teams and their threads in order
+            }
+        const std::int64_t window = teams * threads;
+        for (std::size_t s = 0; s < at_step.size(); ++s) {
+          std::vector<std::int64_t> want;
+          for (std::int64_t k = std::int64_t(s) * window;
+               k < std::min(points, std::int64_t(s + 1) * window); ++k)
+            want.push_back(k);
+          CHECK(at_step[s] == want);
+        }
+        CHECK(std::count(visits.begin(), visits.end(), 1) == points);
+      }
   // 2-D, not starting at 0: rows of 301 points, teams across row ends.
   const kfuse::detail::Box<2> box{{3, 1}, {3 + 17, 1 + 301}};
   WeighPoints::value_type got{};

@@ -17,7 +17,7 @@
 // fused kernel whose points do much (a sparse row and a dot product, a stencil and a norm)
 // ran at 37-53% of the device triad, where the same statements as separate kernels ran at
 // 97%. A team policy's reduction launches a block per team, and kfuse asks for as many
-// teams as the device holds threads for (ReduceLeague), each summing a share of the points.
+// teams as the device holds threads for (ReduceLeague), striding through the points together.
 #pragma once
 
 #include <algorithm>
@@ -53,17 +53,45 @@ using default_schedule =
                        DeviceSchedule>;
 #endif
 
+/// Division by a fixed divisor d (1 <= d < 2^32) of numerators below 2^32, as a multiply, an
+/// add and a shift (Granlund and Montgomery's round-up method, Hacker's Delight 10-9). A GPU
+/// has no integer divider: nvcc's 64-bit division takes a 32-bit path when both operands fit,
+/// and that is a conversion to float, a reciprocal, a conversion back and corrections (the
+/// first three at a quarter of the multiply-add rate on Hopper), made for every dimension but
+/// the first of every point of a flat box.
+struct NarrowDivisor {
+  std::uint32_t divisor = 1, magic = 1;
+  int shift = 0;
+
+  NarrowDivisor() = default;
+  explicit NarrowDivisor(std::uint32_t d) : divisor(d) {
+    while ((std::uint64_t(1) << shift) < d) ++shift;  // ceil(log2(d))
+    magic = std::uint32_t(((std::uint64_t(1) << 32) * ((std::uint64_t(1) << shift) - d)) / d + 1);
+  }
+  KOKKOS_INLINE_FUNCTION std::uint32_t divide(std::uint32_t n) const {
+    const std::uint64_t high = (std::uint64_t(n) * magic) >> 32;
+    return std::uint32_t((high + n) >> shift);
+  }
+};
+
 /// The points of a box as one flat range [0, size()), row-major.
 template <int N>
 struct FlatBox {
   index_t lo[N];
   index_t extent[N];
+  /// Every flat index fits in 32 bits (the common case): call() divides by `narrow`.
+  bool is_narrow = false;
+  NarrowDivisor narrow[N];
 
   explicit FlatBox(const Box<N>& box) {
     for (int d = 0; d < N; ++d) {
       lo[d] = box.lo[d];
       extent[d] = box.hi[d] > box.lo[d] ? box.hi[d] - box.lo[d] : 0;
     }
+    is_narrow = size() <= index_t(UINT32_MAX);
+    if (is_narrow)
+      for (int d = 1; d < N; ++d)
+        if (extent[d] > 0) narrow[d] = NarrowDivisor(std::uint32_t(extent[d]));
   }
   index_t size() const {
     index_t n = 1;
@@ -74,12 +102,22 @@ struct FlatBox {
   template <class F, class... Rest>
   KOKKOS_INLINE_FUNCTION void call(index_t k, const F& f, Rest&... rest) const {
     index_t index[N];
-    for (int d = N - 1; d > 0; --d) {
-      const index_t q = k / extent[d];
-      index[d] = lo[d] + (k - q * extent[d]);
-      k = q;
+    if (is_narrow) {  // the same for every thread of a launch: no divergence
+      std::uint32_t n = std::uint32_t(k);
+      for (int d = N - 1; d > 0; --d) {
+        const std::uint32_t q = narrow[d].divide(n);
+        index[d] = lo[d] + index_t(n - q * narrow[d].divisor);
+        n = q;
+      }
+      index[0] = lo[0] + index_t(n);
+    } else {
+      for (int d = N - 1; d > 0; --d) {
+        const index_t q = k / extent[d];
+        index[d] = lo[d] + (k - q * extent[d]);
+        k = q;
+      }
+      index[0] = lo[0] + k;
     }
-    index[0] = lo[0] + k;
     call_with(index, f, std::make_integer_sequence<int, N>{}, rest...);
   }
 
@@ -124,34 +162,45 @@ struct FlatBoxReduce : ReducesAs<F> {
 /// Serial).
 inline constexpr int reduce_team_threads = 256;
 
-/// How a GPU reduction of `points` points is cut: `teams` teams of `threads` threads, team t
-/// taking points [t * per_team, (t + 1) * per_team). As many teams as the device holds
-/// threads at once (`concurrency`), no more: Kokkos' CUDA reduction ends with one warp of the
-/// last block reading every block's value (volatile loads, one after the other), which
-/// at thousands of blocks costs tens of microseconds a reduction.
+/// How a GPU reduction of `points` points is cut: `teams` teams of `threads` threads, as many
+/// as the device holds threads for at once (`concurrency`), no more: Kokkos' CUDA reduction
+/// ends with one warp of the last block reading every block's value (volatile loads, one
+/// after the other), which at thousands of blocks costs tens of microseconds a reduction.
+/// The league strides through the points together, a block of `threads` points per team and
+/// step (first() and stride()), so that at any time its threads work on one contiguous
+/// window of the points, as a thread-per-point launch does: a stencil's or a sparse row's
+/// neighbours a grid row away are read again while still in the GPU's L2 cache. (Each team
+/// taking a contiguous share of its own spreads the threads over `teams` windows, each
+/// reading its neighbours from memory again.)
 struct ReduceLeague {
-  index_t teams, per_team;
+  index_t teams;
   static ReduceLeague of(index_t points, int threads, index_t concurrency) {
     const index_t wanted = (points + threads - 1) / threads;
     const index_t held = concurrency / threads > 1 ? concurrency / threads : 1;
-    const index_t teams = wanted < held ? (wanted > 1 ? wanted : 1) : held;
-    return {teams, (points + teams - 1) / teams};
+    return {wanted < held ? (wanted > 1 ? wanted : 1) : held};
+  }
+  /// The first point of thread `rank` of team `team`, and the step of every thread.
+  KOKKOS_INLINE_FUNCTION static index_t first(index_t team, index_t rank, index_t threads) {
+    return team * threads + rank;
+  }
+  KOKKOS_INLINE_FUNCTION static index_t stride(index_t teams, index_t threads) {
+    return teams * threads;
   }
 };
 
-/// TeamPolicy parallel_reduce functor: f(i, j, ..., value) at each flat point of the team's
-/// share, its threads striding through it (coalesced). Every thread sums into its own value,
-/// and Kokkos joins those of every thread of every team.
+/// TeamPolicy parallel_reduce functor: f(i, j, ..., value) at each flat point of the box, the
+/// league striding through it as ReduceLeague says (coalesced). Every thread sums into its own
+/// value, and Kokkos joins those of every thread of every team.
 template <int N, class F>
 struct TeamBoxReduce : ReducesAs<F> {
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   FlatBox<N> box;
-  index_t size;      // box.size(), not recomputed per team
-  index_t per_team;  // ReduceLeague::per_team
+  index_t size;  // box.size(), not recomputed per team
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team, typename F::value_type& value) const {
-    const index_t begin = index_t(team.league_rank()) * per_team;
-    const index_t end = begin + per_team < size ? begin + per_team : size;
-    for (index_t k = begin + team.team_rank(); k < end; k += team.team_size())
+    const index_t threads = team.team_size();
+    const index_t step = ReduceLeague::stride(team.league_size(), threads);
+    for (index_t k = ReduceLeague::first(team.league_rank(), team.team_rank(), threads); k < size;
+         k += step)
       box.call(k, this->f, value);
   }
 };
@@ -228,12 +277,11 @@ struct BoxLoops<DeviceSchedule> {
                          typename F::value_type& result) {
     using Reduce = TeamBoxReduce<N, F>;
     const FlatBox<N> flat(box);
-    Reduce reduce{{f}, flat, flat.size(), 0};
+    const Reduce reduce{{f}, flat, flat.size()};
     const int threads = std::min(
         reduce_team_threads,
         Kokkos::TeamPolicy<ExecSpace>(1, 1).team_size_max(reduce, Kokkos::ParallelReduceTag()));
     const auto league = ReduceLeague::of(reduce.size, threads, ExecSpace().concurrency());
-    reduce.per_team = league.per_team;
     const Kokkos::TeamPolicy<ExecSpace> policy(int(league.teams), threads);
     if constexpr (sizeof(Reduce) <= light_functor_bytes)
       Kokkos::parallel_reduce(label,
