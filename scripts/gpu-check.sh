@@ -39,6 +39,9 @@
 #                            "none": no ctest (the second call of docs/backends.md's recipe)
 #   KFUSE_GPU_WORKLOADS      the benchmark workloads to run, e.g. "cg swe", or "none"
 #                            (default: every workload of GPU_BENCH_SIZES)
+#   KFUSE_GPU_PROFILE        the workloads whose kernels Nsight Compute measures after the
+#                            benchmarks (profile.md: DRAM bytes, L2 hit rate, occupancy and
+#                            issue use per kernel), or "none" (default: "cg stencil_jacobi")
 #   JOBS                     build parallelism (default: nproc)
 set -euo pipefail
 
@@ -306,6 +309,46 @@ crash_backtrace() {  # RC LOG CMD...
   echo "- backtrace of the crash above: $(basename "$log")" >> "$summary"
 }
 
+# Nsight Compute, where the machine has it: one short run (a repetition of two iterations) of
+# a workload's fused and per-statement variants and the hand-written one, every kfuse group
+# kernel and hand-written kernel measured (clocks as they run, as kfuse-bench times them).
+# The CSV (with ncu's own messages) stays in the build tree; profile.md gets a table per workload: what bounds each
+# kernel (memory: DRAM bytes at the triad's rate; the cache: bytes read again; issue).
+NCU_METRICS=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+
+find_ncu() {
+  local c
+  for c in "$(command -v ncu || true)" "$cuda/bin/ncu" /opt/nvidia/nsight-compute/*/ncu; do
+    if [ -n "$c" ] && [ -x "$c" ]; then
+      echo "$c"
+      return 0
+    fi
+  done
+  return 1
+}
+
+profile_kernels() {  # BENCH SIZES...
+  local bench=$1 ncu entry name size csv
+  shift
+  ncu=$(find_ncu) || {
+    echo "- profile: no Nsight Compute (ncu) here" >> "$summary"
+    return 0
+  }
+  : > "$out/profile.md"
+  for entry in "$@"; do
+    name=${entry%%=*} size=${entry#*=}
+    [[ " ${KFUSE_GPU_PROFILE:-cg stencil_jacobi} " == *" $name "* ]] || continue
+    csv=$build/profile-$name.csv
+    phase "profile $name (size $size)" 60 "$build/profile.log" \
+      "$ncu" --csv --page raw --print-units base --log-file "$csv" --clock-control none \
+      --target-processes all --kernel-name-base demangled --kernel-name 'regex:GroupKernel|kfuse::bench::' \
+      --metrics "$NCU_METRICS" "${launch[@]}" "$bench" --workload "$name" --size "$size" \
+      --variant 'fused,per_statement' --repetitions 1 --iterations 2 --stream-size 8388608 || true
+    python3 "$repo/scripts/ncu-table.py" "$name" "$csv" >> "$out/profile.md" ||
+      echo "- profile $name: no table (build/gpu/profile.log)" >> "$summary"
+  done
+}
+
 # Kokkos arch option -> compute capability digits (HOPPER90 -> 90).
 arch_digits() { sed 's/^[A-Z]*//' <<<"$1"; }
 
@@ -426,6 +469,7 @@ run() {
       phase "bench $name (size $size)" 120 "$out/bench.txt" "${launch[@]}" "$bench" "${args[@]}" \
         --json "$rows/$name.json" || crash_backtrace $? "$out/bench-crash.txt" "$bench" "${args[@]}"
     done
+    [ "${KFUSE_GPU_PROFILE:-}" = none ] || profile_kernels "$bench" "${GPU_BENCH_SIZES[@]}"
   else
     echo "- bench: kfuse-bench was not built" >> "$summary"
   fi
