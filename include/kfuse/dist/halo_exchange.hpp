@@ -29,6 +29,7 @@
 #include <functional>
 #include <iterator>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -109,24 +110,27 @@ class HaloBufferPool {
 };
 
 /// Where one array's cells of every message of a round lie: box b (view
-/// coordinates lo, extent) holds lines [first[b], first[b + 1]) of the
-/// launch, a line being the box's cells along the last dimension (contiguous
-/// in the view and in the buffer), stored row-major from data[b].
+/// coordinates lo, extent) holds lines [first[b], first[b + 1]) and cells
+/// [first_cell[b], first_cell[b + 1]) of the launch, a line being the box's
+/// cells along the last dimension (contiguous in the view and in the buffer),
+/// stored row-major from data[b].
 template <int N>
 struct HaloBoxes {
   static constexpr int max_boxes = 27;
   int count = 0;
-  Kokkos::Array<std::int64_t, max_boxes + 1> first{};
+  Kokkos::Array<std::int64_t, max_boxes + 1> first{}, first_cell{};
   Kokkos::Array<char*, max_boxes> data{};
   Kokkos::Array<Kokkos::Array<std::int64_t, N>, max_boxes> lo{}, extent{};
 
   std::int64_t lines() const { return first[count]; }
+  std::int64_t cells() const { return first_cell[count]; }
 };
 
 /// Copies one array's cells between the view and the buffers, every box of a
 /// round in one launch: pack (view to buffers) or unpack (buffers to view).
-/// A team per line: the box and the line's start are found once per line
-/// (not per cell), and the team's threads copy its consecutive cells.
+/// Host CPUs (HostSchedule): a team per line: the box and the line's start
+/// are found once per line (not per cell), and the team's threads copy its
+/// consecutive cells.
 template <class T, int N, bool Unpack>
 struct HaloCopy {
   using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
@@ -158,6 +162,38 @@ struct HaloCopy {
       else
         slot[k] = cell[k];
     });
+  }
+};
+
+/// The same on GPUs (DeviceSchedule): a thread per cell, consecutive threads
+/// along a line (coalesced), each finding its box among at most 26. A team
+/// per line left most of a GPU team idle on a column face, whose lines are a
+/// cell long: 10246 teams to pack a 5120² grid's periodic faces, 52 us a
+/// launch on an H100 (docs/benchmarks.md, the sixth GPU session).
+template <class T, int N, bool Unpack>
+struct HaloCellCopy {
+  view_t<T, N> view;
+  HaloBoxes<N> boxes;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t cell) const {
+    int b = 0;
+    while (cell >= boxes.first_cell[b + 1]) ++b;
+    std::int64_t rest = cell - boxes.first_cell[b];
+    T* const slot = reinterpret_cast<T*>(boxes.data[b]) + rest;
+    std::int64_t at[N];
+    for (int d = N - 1; d > 0; --d) {
+      at[d] = boxes.lo[b][d] + rest % boxes.extent[b][d];
+      rest /= boxes.extent[b][d];
+    }
+    at[0] = boxes.lo[b][0] + rest;
+    T* cell_in_view;
+    if constexpr (N == 1) cell_in_view = &view(at[0]);
+    if constexpr (N == 2) cell_in_view = &view(at[0], at[1]);
+    if constexpr (N == 3) cell_in_view = &view(at[0], at[1], at[2]);
+    if (Unpack)
+      *cell_in_view = *slot;
+    else
+      *slot = *cell_in_view;
   }
 };
 
@@ -435,6 +471,7 @@ class HaloExchange {
         result.extent[k][d] = b.hi[d] - b.lo[d];
       }
       result.first[k + 1] = result.first[k] + b.size() / result.extent[k][N - 1];
+      result.first_cell[k + 1] = result.first_cell[k] + b.size();
     }
     return result;
   }
@@ -445,11 +482,22 @@ class HaloExchange {
     e.element_size = sizeof(T);
     e.copy = [view](const detail::HaloBoxes<N>& boxes, bool unpack) {
       if (boxes.lines() == 0) return;
-      const typename detail::HaloCopy<T, N, true>::Policy lines(boxes.lines(), Kokkos::AUTO);
-      if (unpack)
-        Kokkos::parallel_for("kfuse:halo-unpack", lines, detail::HaloCopy<T, N, true>{view, boxes});
-      else
-        Kokkos::parallel_for("kfuse:halo-pack", lines, detail::HaloCopy<T, N, false>{view, boxes});
+      const char* const label = unpack ? "kfuse:halo-unpack" : "kfuse:halo-pack";
+      if constexpr (std::is_same_v<detail::default_schedule, detail::DeviceSchedule>) {
+        using Unpack = detail::HaloCellCopy<T, N, true>;
+        using Pack = detail::HaloCellCopy<T, N, false>;
+        if (unpack)
+          Kokkos::parallel_for(label, detail::range_for<Unpack>(0, boxes.cells()),
+                               Unpack{view, boxes});
+        else
+          Kokkos::parallel_for(label, detail::range_for<Pack>(0, boxes.cells()), Pack{view, boxes});
+      } else {
+        const typename detail::HaloCopy<T, N, true>::Policy lines(boxes.lines(), Kokkos::AUTO);
+        if (unpack)
+          Kokkos::parallel_for(label, lines, detail::HaloCopy<T, N, true>{view, boxes});
+        else
+          Kokkos::parallel_for(label, lines, detail::HaloCopy<T, N, false>{view, boxes});
+      }
     };
     e.mirror = [view, grid = grid_]() {
       const std::int64_t h = grid.halo();
