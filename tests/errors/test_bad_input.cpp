@@ -136,8 +136,11 @@ TEST_CASE("extents whose product overflows, and arrays larger than memory") {
 // allocation, with the same start of message.
 TEST_CASE("a matrix declared far larger than memory fails before allocating") {
   const kfuse::Comm comm;
-  const std::int64_t n = std::max<std::int64_t>(
-      2000000000, std::int64_t(kfuse::detail::available_host_bytes() / 8));
+  // The same n on every rank (the ranks read their free memory at different moments, and a
+  // difference is another error: "ranks passed different row counts").
+  const std::int64_t n = comm.allreduce(
+      std::max<std::int64_t>(2000000000, std::int64_t(kfuse::detail::available_host_bytes() / 8)),
+      kfuse::ReduceOp::max);
   check_error_everywhere(
       [&] { kfuse::CsrMatrix<double>::from_triplets(comm, n, n, {}, {}, {}, "big"); },
       "kfuse::CsrMatrix 'big': ");

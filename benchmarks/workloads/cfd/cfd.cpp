@@ -73,10 +73,16 @@ auto p_north(const P& p) {
   return shift<1, 0>(p);  // p = 0 on the lid: the halo
 }
 
-template <class U, class V>
-auto build_b(const Constants& c, const U& u, const V& v) {
-  const auto dudx = (shift<0, 1>(u) - shift<0, -1>(u)) / (2 * c.dx);
-  const auto dvdy = (shift<1, 0>(v) - shift<-1, 0>(v)) / (2 * c.dy);
+template <class U>
+auto dudx_of(const Constants& c, const U& u) {
+  return (shift<0, 1>(u) - shift<0, -1>(u)) / (2 * c.dx);
+}
+template <class V>
+auto dvdy_of(const Constants& c, const V& v) {
+  return (shift<1, 0>(v) - shift<-1, 0>(v)) / (2 * c.dy);
+}
+template <class DU, class DV, class U, class V>
+auto b_of(const Constants& c, const DU& dudx, const DV& dvdy, const U& u, const V& v) {
   return c.rho * (1 / c.dt * (dudx + dvdy) - kfuse::pow(dudx, 2) -
                   2 * ((shift<1, 0>(u) - shift<-1, 0>(u)) / (2 * c.dy) *
                        (shift<0, 1>(v) - shift<0, -1>(v)) / (2 * c.dx)) -
@@ -107,16 +113,34 @@ auto new_v(const Constants& c, const U& u, const V& v, const P& p, const S& s) {
                  c.dt / c.dy2 * (shift<1, 0>(v) - 2 * v + shift<-1, 0>(v)));
 }
 
-
+// b's derivatives dudx and dvdy are used twice each. Fused and per-statement they are
+// program temporaries (registers when fused), as Black-Scholes names d1: an `auto`
+// expression used twice is two copies of its tree, each with its own copy of the
+// constants, and the compiler cannot tell that two divisions by members of equal value are
+// one (fused b computed 7 divisions a point where the hand-written code, which names them,
+// computes 5: docs/benchmarks.md). Unfused: the `auto` sub-expressions of an array
+// program, which its rewrite computes once each.
 template <class Policy>
 auto make_first(const Constants& c, const Walls& m, const Array2& u, const Array2& v,
                 const Array2& p, const Array2& q, const Array2& b) {
-  return kfuse::fuse<Policy>(
-      u, v, p, q, b, m.east, m.west, m.south,
-      [c](auto u, auto v, auto p, auto q, auto b, auto e, auto w, auto s) {
-        return kfuse::seq(kfuse::assign(b, build_b(c, u, v)),
-                          kfuse::assign(q, sweep<Policy>(c, p, b, e, w, s)));
-      });
+  if constexpr (std::is_same_v<Policy, kfuse::Unfused>) {
+    return kfuse::fuse<Policy>(u, v, p, q, b, m.east, m.west, m.south,
+                               [c](auto u, auto v, auto p, auto q, auto b, auto e, auto w, auto s) {
+                                 return kfuse::seq(
+                                     kfuse::assign(b, b_of(c, dudx_of(c, u), dvdy_of(c, v), u, v)),
+                                     kfuse::assign(q, sweep<Policy>(c, p, b, e, w, s)));
+                               });
+  } else {
+    constexpr auto tmp = kfuse::temporary<double>;
+    return kfuse::fuse<Policy>(
+        u, v, p, q, b, m.east, m.west, m.south, tmp, tmp,
+        [c](auto u, auto v, auto p, auto q, auto b, auto e, auto w, auto s, auto dudx, auto dvdy) {
+          using kfuse::assign;
+          return kfuse::seq(assign(dudx, dudx_of(c, u)), assign(dvdy, dvdy_of(c, v)),
+                            assign(b, b_of(c, dudx, dvdy, u, v)),
+                            assign(q, sweep<Policy>(c, p, b, e, w, s)));
+        });
+  }
 }
 template <class Policy>
 auto make_sweep(const Constants& c, const Walls& m, const Array2& p, const Array2& q,
