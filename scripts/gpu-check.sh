@@ -41,7 +41,8 @@
 #                            (default: every workload of GPU_BENCH_SIZES)
 #   KFUSE_GPU_PROFILE        the workloads whose kernels Nsight Compute measures after the
 #                            benchmarks (profile.md: DRAM bytes, L2 hit rate, occupancy and
-#                            issue use per kernel), or "none" (default: "cg stencil_jacobi")
+#                            issue use per kernel), or "none"
+#                            (default: "black_scholes stencil_jacobi cg")
 #   JOBS                     build parallelism (default: nproc)
 set -euo pipefail
 
@@ -312,9 +313,12 @@ crash_backtrace() {  # RC LOG CMD...
 # Nsight Compute, where the machine has it: one short run (a repetition of two iterations) of
 # a workload's fused and per-statement variants and the hand-written one, every kfuse group
 # kernel and hand-written kernel measured (clocks as they run, as kfuse-bench times them).
-# The CSV (with ncu's own messages) stays in the build tree; profile.md gets a table per workload: what bounds each
-# kernel (memory: DRAM bytes at the triad's rate; the cache: bytes read again; issue).
-NCU_METRICS=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+# The CSV (with ncu's own messages) stays in the build tree; profile.md gets a table per
+# workload: what bounds each kernel (memory: DRAM bytes at the triad's rate; the cache: bytes
+# read again; issue).
+NCU_METRICS=(gpu__time_duration.sum dram__bytes_read.sum dram__bytes_write.sum
+  lts__t_sector_hit_rate.pct sm__warps_active.avg.pct_of_peak_sustained_active
+  smsp__issue_active.avg.pct_of_peak_sustained_active launch__registers_per_thread)
 
 find_ncu() {
   local c
@@ -337,12 +341,12 @@ profile_kernels() {  # BENCH SIZES...
   : > "$out/profile.md"
   for entry in "$@"; do
     name=${entry%%=*} size=${entry#*=}
-    [[ " ${KFUSE_GPU_PROFILE:-cg stencil_jacobi} " == *" $name "* ]] || continue
+    [[ " ${KFUSE_GPU_PROFILE:-black_scholes stencil_jacobi cg} " == *" $name "* ]] || continue
     csv=$build/profile-$name.csv
     phase "profile $name (size $size)" 60 "$build/profile.log" \
       "$ncu" --csv --page raw --print-units base --log-file "$csv" --clock-control none \
       --target-processes all --kernel-name-base demangled --kernel-name 'regex:GroupKernel|kfuse::bench::' \
-      --metrics "$NCU_METRICS" "${launch[@]}" "$bench" --workload "$name" --size "$size" \
+      --metrics "$(IFS=,; echo "${NCU_METRICS[*]}")" "${launch[@]}" "$bench" --workload "$name" --size "$size" \
       --variant 'fused,per_statement' --repetitions 1 --iterations 2 --stream-size 8388608 || true
     python3 "$repo/scripts/ncu-table.py" "$name" "$csv" >> "$out/profile.md" ||
       echo "- profile $name: no table (build/gpu/profile.log)" >> "$summary"
