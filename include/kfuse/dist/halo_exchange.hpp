@@ -124,6 +124,30 @@ struct HaloBoxes {
 
   std::int64_t lines() const { return first[count]; }
   std::int64_t cells() const { return first_cell[count]; }
+
+  /// The box holding item i of a launch, `starts` being `first` (lines) or `first_cell`.
+  KOKKOS_INLINE_FUNCTION int box_of(const Kokkos::Array<std::int64_t, max_boxes + 1>& starts,
+                                    std::int64_t i) const {
+    int b = 0;
+    while (i >= starts[b + 1]) ++b;
+    return b;
+  }
+  /// The view's cell that is cell `k` (row-major) of box b.
+  template <class View>
+  KOKKOS_INLINE_FUNCTION auto* view_cell(const View& view, int b, std::int64_t k) const {
+    std::int64_t at[N];
+    for (int d = N - 1; d > 0; --d) {
+      at[d] = lo[b][d] + k % extent[b][d];
+      k /= extent[b][d];
+    }
+    at[0] = lo[b][0] + k;
+    if constexpr (N == 1)
+      return &view(at[0]);
+    else if constexpr (N == 2)
+      return &view(at[0], at[1]);
+    else
+      return &view(at[0], at[1], at[2]);
+  }
 };
 
 /// Copies one array's cells between the view and the buffers, every box of a
@@ -140,24 +164,13 @@ struct HaloCopy {
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename Policy::member_type& team) const {
     const std::int64_t line = team.league_rank();
-    int b = 0;
-    while (line >= boxes.first[b + 1]) ++b;
-    std::int64_t rest = line - boxes.first[b];
+    const int b = boxes.box_of(boxes.first, line);
     const std::int64_t length = boxes.extent[b][N - 1];
-    T* slot = reinterpret_cast<T*>(boxes.data[b]) + rest * length;
-    std::int64_t at[N];
-    at[N - 1] = boxes.lo[b][N - 1];
-    for (int d = N - 2; d > 0; --d) {
-      at[d] = boxes.lo[b][d] + rest % boxes.extent[b][d];
-      rest /= boxes.extent[b][d];
-    }
-    if constexpr (N > 1) at[0] = boxes.lo[b][0] + rest;
-    T* cell;
-    if constexpr (N == 1) cell = &view(at[0]);
-    if constexpr (N == 2) cell = &view(at[0], at[1]);
-    if constexpr (N == 3) cell = &view(at[0], at[1], at[2]);
+    const std::int64_t start = (line - boxes.first[b]) * length;  // the line's first cell
+    T* const slot = reinterpret_cast<T*>(boxes.data[b]) + start;
+    T* const cell = boxes.view_cell(view, b, start);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, length), [&](std::int64_t k) {
-      if (Unpack)
+      if constexpr (Unpack)
         cell[k] = slot[k];
       else
         slot[k] = cell[k];
@@ -176,26 +189,30 @@ struct HaloCellCopy {
   HaloBoxes<N> boxes;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t cell) const {
-    int b = 0;
-    while (cell >= boxes.first_cell[b + 1]) ++b;
-    std::int64_t rest = cell - boxes.first_cell[b];
-    T* const slot = reinterpret_cast<T*>(boxes.data[b]) + rest;
-    std::int64_t at[N];
-    for (int d = N - 1; d > 0; --d) {
-      at[d] = boxes.lo[b][d] + rest % boxes.extent[b][d];
-      rest /= boxes.extent[b][d];
-    }
-    at[0] = boxes.lo[b][0] + rest;
-    T* cell_in_view;
-    if constexpr (N == 1) cell_in_view = &view(at[0]);
-    if constexpr (N == 2) cell_in_view = &view(at[0], at[1]);
-    if constexpr (N == 3) cell_in_view = &view(at[0], at[1], at[2]);
-    if (Unpack)
-      *cell_in_view = *slot;
+    const int b = boxes.box_of(boxes.first_cell, cell);
+    const std::int64_t k = cell - boxes.first_cell[b];
+    T* const slot = reinterpret_cast<T*>(boxes.data[b]) + k;
+    T* const in_view = boxes.view_cell(view, b, k);
+    if constexpr (Unpack)
+      *in_view = *slot;
     else
-      *slot = *cell_in_view;
+      *slot = *in_view;
   }
 };
+
+/// One pack or unpack launch of every box of `boxes`, on ExecSpace's schedule.
+template <bool Unpack, class T, int N>
+void copy_halo_boxes(const view_t<T, N>& view, const HaloBoxes<N>& boxes) {
+  const std::string label = Unpack ? "kfuse:halo-unpack" : "kfuse:halo-pack";
+  if constexpr (std::is_same_v<default_schedule, DeviceSchedule>) {
+    using Copy = HaloCellCopy<T, N, Unpack>;
+    Kokkos::parallel_for(label, range_for<Copy>(0, boxes.cells()), Copy{view, boxes});
+  } else {
+    using Copy = HaloCopy<T, N, Unpack>;
+    Kokkos::parallel_for(label, typename Copy::Policy(boxes.lines(), Kokkos::AUTO),
+                         Copy{view, boxes});
+  }
+}
 
 /// Mirrors owned layers into the halo across one face: halo[-1-k] = owned[k].
 template <class T, int N>
@@ -482,22 +499,10 @@ class HaloExchange {
     e.element_size = sizeof(T);
     e.copy = [view](const detail::HaloBoxes<N>& boxes, bool unpack) {
       if (boxes.lines() == 0) return;
-      const char* const label = unpack ? "kfuse:halo-unpack" : "kfuse:halo-pack";
-      if constexpr (std::is_same_v<detail::default_schedule, detail::DeviceSchedule>) {
-        using Unpack = detail::HaloCellCopy<T, N, true>;
-        using Pack = detail::HaloCellCopy<T, N, false>;
-        if (unpack)
-          Kokkos::parallel_for(label, detail::range_for<Unpack>(0, boxes.cells()),
-                               Unpack{view, boxes});
-        else
-          Kokkos::parallel_for(label, detail::range_for<Pack>(0, boxes.cells()), Pack{view, boxes});
-      } else {
-        const typename detail::HaloCopy<T, N, true>::Policy lines(boxes.lines(), Kokkos::AUTO);
-        if (unpack)
-          Kokkos::parallel_for(label, lines, detail::HaloCopy<T, N, true>{view, boxes});
-        else
-          Kokkos::parallel_for(label, lines, detail::HaloCopy<T, N, false>{view, boxes});
-      }
+      if (unpack)
+        detail::copy_halo_boxes<true, T, N>(view, boxes);
+      else
+        detail::copy_halo_boxes<false, T, N>(view, boxes);
     };
     e.mirror = [view, grid = grid_]() {
       const std::int64_t h = grid.halo();
