@@ -39,6 +39,7 @@ struct PetscSettings {
 /// PETSc's answer to A x = b from x = 0: iterations and the solution.
 struct PetscSolve {
   PetscInt iterations = 0;
+  bool converged = false;  // KSPConvergedReason > 0
   std::vector<double> x;
 };
 
@@ -112,6 +113,9 @@ inline PetscSolve petsc_solve(const kfuse::CsrMatrix<double>& A, const kfuse::Ve
 
   PetscSolve out;
   KSPGetIterationNumber(ksp, &out.iterations);
+  KSPConvergedReason reason;
+  KSPGetConvergedReason(ksp, &reason);
+  out.converged = reason > 0;
   Vec all;
   VecScatter to_all;
   VecScatterCreateToAll(px, &to_all, &all);

@@ -194,14 +194,46 @@ TEST_CASE("the convection-diffusion system of 200 x 200 converges with bjacobi_i
   // Without a preconditioner BiCGSTAB's residual grows to ~1e10 before it
   // converges, and r.r_hat and r_hat.v become rounding noise: with b = 1 an
   // exact 0 came at 2 and 4 ranks (PETSc's KSPBCGS meets one at 5 ranks with
-  // b = A 1). kfuse restarts there; the true residual keeps the drift that
-  // the growth costs (~1e-6, PETSc's too).
-  Vector ones(A.range(), "ones"), x(A.domain(), "x");
-  ones.fill(1.0);
-  const auto plain = kfuse::bicgstab(A, x, ones, kfuse::SolverOptions{1e-8, 2000});
-  INFO("bicgstab, b = 1: " << plain.iterations << " iterations, " << plain.reason);
-  CHECK(plain.converged);
-  CHECK(true_residual(A, x, ones) <= 1e-5 * kfuse::eval(kfuse::norm2(ones)));
+  // b = A 1). kfuse restarts there. The true residual keeps the drift that the
+  // growth costs, and how much is chance: over right-hand sides a 1e-6 apart,
+  // kfuse's drift ranged over 4e-8..1e-4 of ||b|| and PETSc's over 4e-8..4e-5
+  // (where PETSc did not break down). So this compares the two over eight of
+  // them: kfuse converges on each, with a geometric mean of the drift within
+  // 10x of PETSc's over the ones PETSc solves (measured: 0.4-2.6x at 1-4 ranks;
+  // a mean of eight still moves by ~2x with the rounding of one dot product).
+  double kfuse_log_drift = 0, petsc_log_drift = 0;
+  int petsc_solved = 0;
+  for (int t = 0; t < 8; ++t) {
+    Vector bt(A.range(), "b"), x(A.domain(), "x");
+    bt.fill_with(KOKKOS_LAMBDA(kfuse::index_t i) {
+      return 1.0 + (t == 0 ? 0.0 : 1e-6 * std::sin(double(t) * double(i)));
+    });
+    const double bt_norm = kfuse::eval(kfuse::norm2(bt));
+    const auto plain = kfuse::bicgstab(A, x, bt, kfuse::SolverOptions{1e-8, 2000});
+    INFO("bicgstab, right-hand side " << t << ": " << plain.iterations << " iterations, "
+                                      << plain.reason);
+    CHECK(plain.converged);
+    kfuse_log_drift += std::log10(true_residual(A, x, bt) / bt_norm) / 8;
+
+    PetscSettings settings;
+    settings.type = KSPBCGS;
+    settings.max_it = 2000;
+    const auto petsc = kfuse_test::petsc_solve(A, bt, settings);
+    if (!petsc.converged) continue;
+    Vector petsc_x(A.domain(), "petsc_x");
+    auto host = Kokkos::create_mirror_view(petsc_x.view());
+    for (std::int64_t i = 0; i < A.local_rows(); ++i)
+      host(i) = petsc.x[std::size_t(A.domain().local_begin() + i)];
+    Kokkos::deep_copy(petsc_x.view(), host);
+    petsc_log_drift += std::log10(true_residual(A, petsc_x, bt) / bt_norm);
+    ++petsc_solved;
+  }
+  REQUIRE(petsc_solved >= 4);
+  petsc_log_drift /= petsc_solved;
+  INFO("geometric mean of ||b - A x|| / ||b||: kfuse "
+       << std::pow(10.0, kfuse_log_drift) << ", PETSc " << std::pow(10.0, petsc_log_drift) << " ("
+       << petsc_solved << " solved)");
+  CHECK(kfuse_log_drift <= petsc_log_drift + 1.0);
 }
 
 TEST_CASE("pc::chebyshev with cg matches PETSc KSPCG + PCKSP (KSPCHEBYSHEV + PCJACOBI)") {

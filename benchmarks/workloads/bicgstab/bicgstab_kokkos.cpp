@@ -73,8 +73,8 @@ class Hand final : public Variant {
     if (steps_++ == 0) {
       x_.import(A_);
       double sums[2];
-      reduce<2>(hand_label("bicgstab: r = b - A x, r_hat = r, r.r, b.b"), n_,
-                ResidualStart{Csr(A_), x_.all, b_.view(), r_, r_hat_}, sums);
+      reduce_rows<2>(hand_label("bicgstab: r = b - A x, r_hat = r, r.r, b.b"), n_,
+                     ResidualStart{Csr(A_), x_.all, b_.view(), r_, r_hat_}, sums);
       comm.allreduce(sums, 2, ReduceOp::sum);
       rho_ = sums[0];
       b_norm_ = std::sqrt(sums[1]);

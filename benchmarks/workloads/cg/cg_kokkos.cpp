@@ -60,8 +60,8 @@ class Hand final : public Variant {
     if (steps_++ == 0) {
       x_.import(A_);
       double sums[2];
-      reduce<2>(hand_label("cg: r = b - A x, p = r, r.r, b.b"), n_,
-                ResidualStart{Csr(A_), x_.all, b_.view(), r_, p_.all}, sums);
+      reduce_rows<2>(hand_label("cg: r = b - A x, p = r, r.r, b.b"), n_,
+                     ResidualStart{Csr(A_), x_.all, b_.view(), r_, p_.all}, sums);
       comm.allreduce(sums, 2, ReduceOp::sum);
       rr_ = sums[0];
       b_norm_ = std::sqrt(sums[1]);

@@ -148,8 +148,8 @@ class Hand final : public Variant {
     if (steps_++ == 0) {  // r = b - A x, z = M r, p = z
       x_.import(A_);
       double rr = 0;
-      reduce<1>(hand_label("gmg: r = b - A x, u = w D^-1 r"), n_,
-                Start{Csr(A_), x_.all, b_.view(), dinv_, r_, u_.owned_part(), w_}, &rr);
+      reduce_rows<1>(hand_label("gmg: r = b - A x, u = w D^-1 r"), n_,
+                     Start{Csr(A_), x_.all, b_.view(), dinv_, r_, u_.owned_part(), w_}, &rr);
       rz_ = cycle_rest();
       Kokkos::deep_copy(p_.owned_part(), z_);
     }

@@ -108,13 +108,13 @@ void overlapped_rows(const std::string& label, const Matrix& A, const ColumnVect
   plan.start(x.owned_part(), x.ghosts());
   const Rows interior = A.interior_rows(), boundary = A.boundary_rows();
   if (const auto& range = A.interior_range())
-    reduce<M>(label, range->second - range->first, make(RowsFrom{range->first}), sums);
+    reduce_rows<M>(label, range->second - range->first, make(RowsFrom{range->first}), sums);
   else
-    reduce<M>(label, std::int64_t(interior.extent(0)), make(ListedRows{interior}), sums);
+    reduce_rows<M>(label, std::int64_t(interior.extent(0)), make(ListedRows{interior}), sums);
   plan.finish();
   double part[M];
-  reduce<M>(label + ":boundary", std::int64_t(boundary.extent(0)), make(ListedRows{boundary}),
-            part);
+  reduce_rows<M>(label + ":boundary", std::int64_t(boundary.extent(0)), make(ListedRows{boundary}),
+                 part);
   for (unsigned m = 0; m < M; ++m) sums[m] += part[m];
 }
 
