@@ -25,9 +25,11 @@ struct StreamResult {
   std::int64_t cache_bytes = 0;  ///< last_level_cache_bytes()
 };
 
-/// Bytes of the last-level cache in front of the memory the kernels use: the
-/// host's largest data cache (sysconf, else sysfs), or the GPU's L2; 0 when
-/// unknown.
+/// Bytes of the last-level cache in front of the memory the kernels use: on a
+/// host, the highest-level caches of the CPUs this process may run on, each
+/// instance once (sysfs; sysconf where sysfs does not say), taken as the
+/// node's (ranks bound to CPUs behind other instances of that level are not
+/// counted); a GPU's L2; 0 when unknown.
 std::int64_t last_level_cache_bytes();
 
 /// Ranks of `comm` on this rank's node, which share its cache. Collective.
