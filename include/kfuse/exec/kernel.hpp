@@ -220,7 +220,7 @@ struct RowListKernel {
 /// a vector of consecutive points add into a vector of sums. Kernels that
 /// read a sparse row take two lanes instead, a row after the other: a row is
 /// a loop of its own that does not vectorise, and eight lanes around it only
-/// add work (CG's and BiCGSTAB's products with their sums 1.03-1.12x slower
+/// add work (CG's and BiCGSTAB's products with their sums 1.02-1.12x slower
 /// on an AMD EPYC host).
 inline constexpr int host_lanes = 8;
 
