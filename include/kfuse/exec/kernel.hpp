@@ -61,6 +61,54 @@ struct AccumulatorFile<AccumulatorSlot<J, Op, T>...> : AccumulatorSlot<J, Op, T>
 /// Kernels without reductions.
 struct NoAccumulators {};
 
+// ---- the lanes of a host call -------------------------------------------------
+
+template <int J, class Op, class T, int L>
+struct LaneSlot {
+  T lane[L];
+};
+
+template <int J, class Op, class T, int L>
+KOKKOS_INLINE_FUNCTION T* lanes_of(LaneSlot<J, Op, T, L>& slot) {
+  return slot.lane;
+}
+
+/// L copies of an accumulator file kept slot by slot, each slot's L lanes
+/// side by side, so a vector of consecutive points adds into a vector of one
+/// sum. (An array of L files interleaves the sums of a group with several:
+/// the vectorised loop then transposes them at every step.)
+template <class File, int L>
+struct LaneFile;
+
+template <int... J, class... Op, class... T, int L>
+struct LaneFile<AccumulatorFile<AccumulatorSlot<J, Op, T>...>, L> : LaneSlot<J, Op, T, L>... {
+  using File = AccumulatorFile<AccumulatorSlot<J, Op, T>...>;
+  KOKKOS_INLINE_FUNCTION void init() {
+    for (int l = 0; l < L; ++l) ((lanes_of<J>(*this)[l] = Op::template identity<T>()), ...);
+  }
+  /// The lanes joined pairwise (0+1, 2+3, ..., then pairs of pairs).
+  KOKKOS_INLINE_FUNCTION File joined() {
+    for (int step = 1; step < L; step *= 2)
+      for (int l = 0; l + step < L; l += 2 * step)
+        (Op::join(lanes_of<J>(*this)[l], lanes_of<J>(*this)[l + step]), ...);
+    File file;
+    ((accumulator_of<J>(file) = lanes_of<J>(*this)[0]), ...);
+    return file;
+  }
+};
+
+/// Lane l of a LaneFile: what a point's Accumulate statements add into.
+template <class Lanes>
+struct LaneOf {
+  Lanes* lanes;
+  int l;
+};
+
+template <int J, class Lanes>
+KOKKOS_INLINE_FUNCTION auto& accumulator_of(const LaneOf<Lanes>& lane) {
+  return lanes_of<J>(*lane.lanes)[lane.l];
+}
+
 // ---- statement lists --------------------------------------------------------
 
 /// The statements of one group, run in order at each point.
@@ -145,7 +193,8 @@ struct GroupKernel {
   auto assuming_small_powers() const { return under<typename Facts::with_small_powers>(); }
   auto assuming_owned_columns() const { return under<typename Facts::with_owned_columns>(); }
 
-  KOKKOS_INLINE_FUNCTION void exec(const Point<N>& point, Accumulators& acc) const {
+  template <class A>  // Accumulators, or a host call's LaneOf
+  KOKKOS_INLINE_FUNCTION void exec(const Point<N>& point, A& acc) const {
     const PointIn<N, Views, Facts> p{point, &views};
     Registers registers;
     body.run(p, registers, acc);
@@ -174,6 +223,20 @@ struct GroupKernel {
   }
   KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j, index_t k, Accumulators& acc) const {
     exec(Point<N>{{i, j, k}}, acc);
+  }
+  // a host call's lane (InnerLoop)
+  template <class Lanes>
+  KOKKOS_INLINE_FUNCTION void operator()(index_t i, const LaneOf<Lanes>& lane) const {
+    exec(Point<N>{{i}}, lane);
+  }
+  template <class Lanes>
+  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j, const LaneOf<Lanes>& lane) const {
+    exec(Point<N>{{i, j}}, lane);
+  }
+  template <class Lanes>
+  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j, index_t k,
+                                         const LaneOf<Lanes>& lane) const {
+    exec(Point<N>{{i, j, k}}, lane);
   }
   KOKKOS_INLINE_FUNCTION void init(Accumulators& acc) const { acc.init(); }
   KOKKOS_INLINE_FUNCTION void join(Accumulators& into, const Accumulators& from) const {
@@ -205,6 +268,10 @@ struct RowListKernel {
   KOKKOS_INLINE_FUNCTION void operator()(index_t k, value_type& acc) const {
     kernel(index_t(rows(k)), acc);
   }
+  template <class Lanes>
+  KOKKOS_INLINE_FUNCTION void operator()(index_t k, const LaneOf<Lanes>& lane) const {
+    kernel(index_t(rows(k)), lane);
+  }
   // parallel_reduce on GPUs: the group kernel's init and join.
   KOKKOS_INLINE_FUNCTION void init(value_type& acc) const { kernel.init(acc); }
   KOKKOS_INLINE_FUNCTION void join(value_type& into, const value_type& from) const {
@@ -229,11 +296,10 @@ inline constexpr int host_lanes = 8;
 /// chunk of `chunk` points (rank 1). A call sums its reductions into local
 /// lane accumulators (per-point launches leave the running sum in Kokkos'
 /// reduction memory, which the compiler must assume aliases the stored
-/// views: a load-add-store per point and no vectorisation), joins the lanes
-/// pairwise (0+1, 2+3, ..., then pairs of pairs; sparse rows: even + odd
-/// rows, host_lanes) and stores the result in
-/// `partials[call]`; launch joins the partials in call order, so a reduction
-/// is bitwise the same whatever the number of threads.
+/// views: a load-add-store per point and no vectorisation) kept sum by sum
+/// (LaneFile), joins the lanes pairwise (sparse rows: even + odd rows,
+/// host_lanes) and stores the result in `partials[call]`; launch joins the partials in call order,
+/// so a reduction is bitwise the same whatever the number of threads.
 template <int N, class Kernel>
 struct InnerLoop {
   using value_type = typename Kernel::value_type;
@@ -268,17 +334,16 @@ struct InnerLoop {
       kernel.join(even, odd);
       partials[call] = even;
     } else if constexpr (reduces) {
-      value_type lane[host_lanes];
-      for (auto& l : lane) kernel.init(l);
+      using Lanes = LaneFile<value_type, host_lanes>;
+      Lanes lanes;
+      lanes.init();
       index_t k = begin;
       for (; k + host_lanes <= end; k += host_lanes) {
         KFUSE_INDEPENDENT_ITERATIONS
-        for (int l = 0; l < host_lanes; ++l) kernel(outer..., k + l, lane[l]);
+        for (int l = 0; l < host_lanes; ++l) kernel(outer..., k + l, LaneOf<Lanes>{&lanes, l});
       }
-      for (int l = 0; k + l < end; ++l) kernel(outer..., k + l, lane[l]);
-      for (int step = 1; step < host_lanes; step *= 2)
-        for (int l = 0; l + step < host_lanes; l += 2 * step) kernel.join(lane[l], lane[l + step]);
-      partials[call] = lane[0];
+      for (int l = 0; k + l < end; ++l) kernel(outer..., k + l, LaneOf<Lanes>{&lanes, l});
+      partials[call] = lanes.joined();
     } else {
       KFUSE_INDEPENDENT_ITERATIONS
       for (index_t k = begin; k < end; ++k) kernel(outer..., k);
