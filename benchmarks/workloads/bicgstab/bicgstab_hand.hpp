@@ -24,7 +24,8 @@ struct SpmvDot {
   ConstView y, r_hat;  // y: all columns
   View v;
   RowOf row_of;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, Lane sums) const {
     const int row = row_of(k);
     const double product = A.row_times(row, y);
     v(row) = product;

@@ -24,7 +24,8 @@ struct SpmvDots {
   ConstView s;  // all columns
   View t;
   RowOf row_of;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, Lane sums) const {
     const int row = row_of(k);
     const double y = A.row_times(row, s);
     t(row) = y;
@@ -38,7 +39,8 @@ struct UpdateXR {
   View x, r;
   ConstView p, s, t, r_hat;
   double alpha, omega;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Lane sums) const {
     x(i) += alpha * p(i) + omega * s(i);
     const double ri = s(i) - omega * t(i);
     r(i) = ri;

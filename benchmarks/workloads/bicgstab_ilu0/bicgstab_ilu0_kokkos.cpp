@@ -23,7 +23,8 @@ struct SpmvDots {  // t = A s^, t.s, t.t
   ConstView s_hat, s;  // s_hat: all columns
   View t;
   RowOf row_of;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, Lane sums) const {
     const int row = row_of(k);
     const double y = A.row_times(row, s_hat);
     t(row) = y;
@@ -36,7 +37,8 @@ struct UpdateXR {  // x += alpha p^ + omega s^, r = s - omega t, r.r_hat, r.r
   View x, r;
   ConstView p_hat, s_hat, s, t, r_hat;
   double alpha, omega;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Lane sums) const {
     x(i) += alpha * p_hat(i) + omega * s_hat(i);
     const double ri = s(i) - omega * t(i);
     r(i) = ri;

@@ -20,7 +20,8 @@ struct UpdateR {
   View r;
   ConstView Ap;
   double alpha;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Lane sums) const {
     const double ri = r(i) - alpha * Ap(i);
     r(i) = ri;
     sums[0] += ri * ri;

@@ -31,7 +31,8 @@ KOKKOS_INLINE_FUNCTION double laplacian(const View2& u, std::int64_t i, std::int
 /// Ap = A p and p.Ap.
 struct StencilDot {
   View2 p, Ap;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* sums) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane sums) const {
     const double y = laplacian(p, i, j);
     Ap(i, j) = y;
     sums[0] += p(i, j) * y;
@@ -41,7 +42,8 @@ struct StencilDot {
 struct UpdateR {
   View2 r, Ap;
   double alpha;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* sums) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane sums) const {
     const double ri = r(i, j) - alpha * Ap(i, j);
     r(i, j) = ri;
     sums[0] += ri * ri;
@@ -61,7 +63,8 @@ struct UpdateXP {
 /// The start: r = b - A x, p = r, with r.r and b.b.
 struct Start {
   View2 x, b, r, p;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* sums) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane sums) const {
     const double ri = b(i, j) - laplacian(x, i, j);
     r(i, j) = ri;
     p(i, j) = ri;

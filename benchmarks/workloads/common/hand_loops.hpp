@@ -1,8 +1,9 @@
 // Loops of the hand-written (`kokkos`) variants, as an expert CPU programmer
 // writes them: a parallel loop over chunks of indices (rank 1) or over rows
 // (rank 2) with a contiguous inner loop marked independent, and sums kept in
-// local variables (registers) for a chunk or row, split over lanes, added to
-// Kokkos's reduction value once. A kernel that stores arrays and sums per
+// local variables (registers) for a chunk or row, split over lanes kept sum by
+// sum (a sparse row: two lanes, a row after the other), added to Kokkos's
+// reduction value once. A kernel that stores arrays and sums per
 // point into Kokkos's value (a reference the compiler cannot tell apart from
 // the stored arrays) turns every sum into a store and a reload: about 5x
 // slower on these CPUs; one running sum instead of lanes chains every add to
@@ -71,21 +72,31 @@ inline constexpr std::int64_t chunk_size = host_loops ? 1024 : 1;
 /// vector of points adds into a vector of sums.
 inline constexpr int lanes = 8;
 
+/// Lane l of a host chunk's or row's lanes, kept sum by sum (lane[m][l], as kfuse's
+/// are): sums[m] is sum m's lane l. Lanes kept point by point (lane[l][m])
+/// interleave a kernel's sums, and the vectorised loop transposes them at every step.
+template <unsigned M>
+struct LaneSums {
+  double (*lane)[lanes];
+  int l;
+  KOKKOS_INLINE_FUNCTION double& operator[](unsigned m) const { return lane[m][l]; }
+};
+
 /// point(k, local) for k in [begin, end), M sums split over the lanes, then
 /// added to `sums` (a host chunk or row).
 template <unsigned M, class Point>
 KOKKOS_INLINE_FUNCTION void sum_over_lanes(std::int64_t begin, std::int64_t end, const Point& point,
                                            double* sums) {
-  double lane[lanes][M] = {};
+  double lane[M][lanes] = {};
   std::int64_t k = begin;
   for (; k + lanes <= end; k += lanes) {
     KFUSE_INDEPENDENT_ITERATIONS
-    for (int l = 0; l < lanes; ++l) point(k + l, lane[l]);
+    for (int l = 0; l < lanes; ++l) point(k + l, LaneSums<M>{lane, l});
   }
-  for (int l = 0; k + l < end; ++l) point(k + l, lane[l]);
+  for (int l = 0; k + l < end; ++l) point(k + l, LaneSums<M>{lane, l});
   for (unsigned m = 0; m < M; ++m) {
     double total = 0;
-    for (int l = 0; l < lanes; ++l) total += lane[l][m];
+    for (int l = 0; l < lanes; ++l) total += lane[m][l];
     sums[m] += total;
   }
 }
@@ -183,7 +194,10 @@ template <class Body>
 struct AlongRow {
   const Body& body;
   std::int64_t i;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t j, double* local) const { body(i, j, local); }
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t j, Lane local) const {
+    body(i, j, local);
+  }
 };
 
 /// body(i, j, local) along row i, M sums split over the lanes (host CPUs).

@@ -30,7 +30,8 @@ struct UpdateFirstSweep {  // x += alpha p, r -= alpha Ap, r.r, u = w D^-1 r
   View x, r, u;
   ConstView p, Ap, dinv;
   double alpha, w;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Lane sums) const {
     x(i) += alpha * p(i);
     const double ri = r(i) - alpha * Ap(i);
     r(i) = ri;
@@ -83,7 +84,8 @@ struct PostSweepDot {  // z = u + w D^-1 (r - A u), r.z
   View z;
   double w;
   RowOf row_of;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, Lane sums) const {
     const int row = row_of(k);
     const double zi = u(row) + w * dinv(row) * (r(row) - A.row_times(row, u));
     z(row) = zi;
@@ -96,7 +98,8 @@ struct Start {  // r = b - A x, u = w D^-1 r
   ConstView x, b, dinv;
   View r, u;
   double w;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Lane sums) const {
     const double ri = b(i) - A.row_times(int(i), x);
     r(i) = ri;
     u(i) = w * dinv(i) * ri;

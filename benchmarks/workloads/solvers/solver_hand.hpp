@@ -64,7 +64,8 @@ struct SpmvPAp {
   ConstView p;
   View Ap;
   RowOf row_of;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, double* sums) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, Lane sums) const {
     const int row = row_of(k);
     const double y = A.row_times(row, p);
     Ap(row) = y;
@@ -78,7 +79,8 @@ struct ResidualStart {
   Csr A;
   ConstView x, b;
   View r, copy;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, double* sums) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Lane sums) const {
     const double ri = b(i) - A.row_times(int(i), x);
     r(i) = ri;
     copy(i) = ri;

@@ -11,7 +11,8 @@ namespace {
 
 struct Sweep {
   detail::view_t<double, 2> u, v;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* sum) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane sum) const {
     const double x = 0.25 * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1));
     v(i, j) = x;
     const double d = x - u(i, j);

@@ -22,7 +22,8 @@ struct LaxFriedrichs {
   }
   KOKKOS_INLINE_FUNCTION static double cross(double a, double b, double c) { return b * c / a; }
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, double* mass) const {
+  template <class Lane>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane mass) const {
     const double hE = h(i, j + 1), hW = h(i, j - 1), hN = h(i + 1, j), hS = h(i - 1, j);
     const double uE = hu(i, j + 1), uW = hu(i, j - 1), uN = hu(i + 1, j), uS = hu(i - 1, j);
     const double vE = hv(i, j + 1), vW = hv(i, j - 1), vN = hv(i + 1, j), vS = hv(i - 1, j);
