@@ -93,10 +93,13 @@ std::int64_t device_cache_bytes() {
 }  // namespace
 
 std::int64_t last_level_cache_bytes() {
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, detail::MemSpace>::accessible)
-    return host_cache_bytes();
-  else
-    return device_cache_bytes();
+  // Read once: every StreamTriad::measure reports it, and the host's answer is files
+  // per CPU of the affinity mask.
+  static const std::int64_t bytes =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, detail::MemSpace>::accessible
+          ? host_cache_bytes()
+          : device_cache_bytes();
+  return bytes;
 }
 
 int ranks_on_node(const Comm& comm) { return comm.node_allreduce(1, ReduceOp::sum); }
