@@ -165,6 +165,31 @@ void join_launches(Accumulators& into, const Accumulators& from) {
   if constexpr (!std::is_same_v<Accumulators, NoAccumulators>) into.join(from);
 }
 
+/// Whether every sparse product of a lowered body multiplies by the matrix
+/// whose column indices are `columns`: its interior rows then are interior
+/// for the whole body (only owned columns, PointFacts::owned_columns).
+template <class Body>
+bool products_all_read(const Body& body, const int* columns) {
+  bool same = true;
+  for_each_node(body, [&](const auto& node) {
+    if constexpr (is_sparse_row_read<std::decay_t<decltype(node)>>::value)
+      same = same && node.columns.data() == columns;
+  });
+  return same;
+}
+
+/// Whether no sparse product of a lowered body reads a ghost column (its
+/// matrix has none: one rank, or a block without off-rank couplings).
+template <class Body>
+bool reads_no_ghosts(const Body& body) {
+  bool none = true;
+  for_each_node(body, [&](const auto& node) {
+    if constexpr (is_sparse_row_read<std::decay_t<decltype(node)>>::value)
+      none = none && node.ghosts.extent(0) == 0;
+  });
+  return none;
+}
+
 /// Runs a lowered statement list as one kernel over `box` of a rank-N grid.
 /// Returns the combined accumulators (NoAccumulators without reductions).
 template <int N, class List, class Views = NoViews>
@@ -172,7 +197,15 @@ auto run_kernel(const std::string& label, const Box<N>& box, const List& list, c
                 const Views& views = {}) {
   using K = KernelTypes<N, List, Views>;
   typename K::Accumulators acc{};
-  launch<N>(label, box, typename K::Kernel{list, views}, &acc);
+  const typename K::Kernel kernel{list, views};
+  if constexpr (K::Kernel::reads_sparse_rows) {  // the types run_rows_overlapped launches
+    if (reads_no_ghosts(kernel.body))
+      launch<N>(label, box, kernel.assuming_owned_columns(), &acc);
+    else
+      launch<N>(label, box, over_rows(kernel), &acc);
+  } else {
+    launch<N>(label, box, kernel, &acc);
+  }
   if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>)
     comm.allreduce_joined(acc);
   return acc;
@@ -245,48 +278,40 @@ auto run_kernel_overlapped(const std::string& label, const Box<N>& box, const Li
   return acc;
 }
 
-/// Whether every sparse product of a lowered body multiplies by the matrix
-/// whose column indices are `columns`: its interior rows then are interior
-/// for the whole body (only owned columns, PointFacts::owned_columns).
-template <class Body>
-bool products_all_read(const Body& body, const int* columns) {
-  bool same = true;
-  for_each_node(body, [&](const auto& node) {
-    if constexpr (is_sparse_row_read<std::decay_t<decltype(node)>>::value)
-      same = same && node.columns.data() == columns;
-  });
-  return same;
-}
-
 /// Like run_kernel over a row map, while `imports` (one ghost import) is in
 /// flight: the interior rows first (as a range when they are consecutive,
 /// else through their list), then, after the import, the boundary rows as
-/// the group's second launch (`<label>:boundary`).
+/// the group's second launch (`<label>:boundary`). Three kernel types, as in
+/// run_kernel: the interior range under PointFacts::owned_columns (the hot
+/// one: neither a row list nor a test per row), a row list under it, and
+/// rows without it (RowListKernel: a list, or a range as a rare fallback).
 template <class List, class Imports, class Views = NoViews>
 auto run_rows_overlapped(const std::string& label, const List& list, const Comm& comm,
                          Imports& imports, const Views& views = {}) {
   using K = KernelTypes<1, List, Views>;
+  using Rows = typename Imports::rows_view;
   const typename K::Kernel kernel{list, views};
   const auto boundary = imports.boundary_rows();
   typename K::Accumulators acc{}, part{};
   const bool owned_columns = products_all_read(kernel.body, imports.matrix_columns());
-  auto run_interior = [&](const Box<1>& box, const auto& k) {
-    if (owned_columns)
-      launch<1>(label, box, k.assuming_owned_columns(), &acc);
-    else
-      launch<1>(label, box, k, &acc);
-  };
   imports.start();
   if (const auto& range = imports.interior_range()) {  // consecutive rows: no list to read
-    run_interior(Box<1>{{range->first}, {range->second}}, kernel);
+    const Box<1> rows{{range->first}, {range->second}};
+    if (owned_columns)
+      launch<1>(label, rows, kernel.assuming_owned_columns(), &acc);
+    else
+      launch<1>(label, rows, over_rows(kernel), &acc);
   } else {
-    const auto interior = imports.interior_rows();
-    run_interior(Box<1>{{0}, {index_t(interior.extent(0))}},
-                 RowListKernel<typename K::Kernel>{kernel, interior});
+    const Rows interior = imports.interior_rows();
+    const Box<1> rows{{0}, {index_t(interior.extent(0))}};
+    if (owned_columns)
+      launch<1>(label, rows, over_rows(kernel.assuming_owned_columns(), interior), &acc);
+    else
+      launch<1>(label, rows, over_rows(kernel, interior), &acc);
   }
   imports.finish();
   launch<1>(label + ":boundary", Box<1>{{0}, {index_t(boundary.extent(0))}},
-            RowListKernel<typename K::Kernel>{kernel, boundary}, &part);
+            over_rows(kernel, boundary), &part);
   join_launches(acc, part);
   if constexpr (!std::is_same_v<typename K::Accumulators, NoAccumulators>)
     comm.allreduce_joined(acc);
@@ -303,8 +328,10 @@ auto run_exchanged(const std::string& label, const space_t<D>& space, const List
                    Exchange& exchange, bool overlap, const Views& views = {}) {
   if (!exchange.empty()) {
     if constexpr (D == domain::row_map) {
-      if (overlap && exchange.can_overlap())
-        return run_rows_overlapped(label, list, space.comm(), exchange, views);
+      // Only products import ghosts: no overlapped kernels for the other groups.
+      if constexpr (holds_node<is_sparse_row_read, List>())
+        if (overlap && exchange.can_overlap())
+          return run_rows_overlapped(label, list, space.comm(), exchange, views);
     } else {
       if (overlap && space.overlap())
         return run_kernel_overlapped<kernel_rank<D>>(label, owned_box(space), list, space.comm(),

@@ -245,12 +245,21 @@ struct GroupKernel {
   KFUSE_VOLATILE_JOIN(Accumulators)
 };
 
-/// A group kernel run over a list of rows (the interior or boundary rows of
-/// a sparse product): index k of the launch is row rows(k).
+/// A group kernel that reads sparse rows, run over rows of its row map:
+/// index k of a launch is row rows(k) when the launch lists its rows (the
+/// interior or boundary rows of a ghost import), else row k (a range): one
+/// functor type, one compiled kernel, for the launches off the hot path
+/// (boundary rows, and ranges that may read ghost columns: run_kernel,
+/// run_rows_overlapped); a row's test of the list is small against its loop
+/// over its entries.
 template <class Kernel>
 struct RowListKernel {
   Kernel kernel;
-  Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace> rows;
+  Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace> rows;  // empty: a range
+
+  KOKKOS_INLINE_FUNCTION index_t row(index_t k) const {
+    return rows.data() != nullptr ? index_t(rows(k)) : k;
+  }
 
   using value_type = typename Kernel::value_type;
 
@@ -264,13 +273,11 @@ struct RowListKernel {
     return {other, rows};
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(index_t k) const { kernel(index_t(rows(k))); }
-  KOKKOS_INLINE_FUNCTION void operator()(index_t k, value_type& acc) const {
-    kernel(index_t(rows(k)), acc);
-  }
+  KOKKOS_INLINE_FUNCTION void operator()(index_t k) const { kernel(row(k)); }
+  KOKKOS_INLINE_FUNCTION void operator()(index_t k, value_type& acc) const { kernel(row(k), acc); }
   template <class Lanes>
   KOKKOS_INLINE_FUNCTION void operator()(index_t k, const LaneOf<Lanes>& lane) const {
-    kernel(index_t(rows(k)), lane);
+    kernel(row(k), lane);
   }
   // parallel_reduce on GPUs: the group kernel's init and join.
   KOKKOS_INLINE_FUNCTION void init(value_type& acc) const { kernel.init(acc); }
@@ -279,6 +286,14 @@ struct RowListKernel {
   }
   KFUSE_VOLATILE_JOIN(value_type)
 };
+
+/// `kernel` over the rows listed in `rows`, or over a range when `rows` is empty.
+template <class Kernel>
+RowListKernel<Kernel> over_rows(
+    const Kernel& kernel,
+    const Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace>& rows = {}) {
+  return {kernel, rows};
+}
 
 /// Independent accumulators of a host call: point k of a call joins lane
 /// k % host_lanes (counted from the call's first point). One running sum

@@ -265,7 +265,7 @@ SolveResult bicgstab(const CsrMatrix<T>& A, Vector<T>& x, const Vector<T>& b,
   constexpr const char* api = "kfuse::bicgstab";
   detail::check_system(api, A, x, b);
   detail::check_solver_options(api, A.range().comm(), options);
-  auto apply = [A](const auto& v) { return A * v; };
+  const detail::MatrixOperator<T> apply{A};
   return detail::with_preconditioner(api, A, options, m, [&](const auto& preconditioner) {
     return detail::stabilized_bicg(api, apply, x, b, options, preconditioner);
   });

@@ -332,7 +332,7 @@ SolveResult cg(const CsrMatrix<T>& A, Vector<T>& x, const Vector<T>& b,
   constexpr const char* api = "kfuse::cg";
   detail::check_system(api, A, x, b);
   detail::check_solver_options(api, A.range().comm(), options);
-  auto apply = [A](const auto& v) { return A * v; };
+  const detail::MatrixOperator<T> apply{A};
   return detail::with_preconditioner(api, A, options, m, [&](const auto& preconditioner) {
     return detail::conjugate_gradient(api, apply, x, b, options, preconditioner);
   });

@@ -11,6 +11,7 @@
 
 #include "kfuse/array/vector.hpp"
 #include "kfuse/core/error.hpp"
+#include "kfuse/expr/sparse_product.hpp"
 #include "kfuse/sparse/csr_matrix.hpp"
 
 namespace kfuse::detail {
@@ -36,6 +37,20 @@ inline void check_same_values(const char* api, const Comm& comm, std::vector<std
         error_message(api, ": ranks passed different ", what, "; every rank must pass the same");
   comm.agree_or_throw(error);
 }
+
+/// A matrix as a solver's operator: apply(v) is the expression A * v. A named
+/// type, not a lambda of each kfuse::cg<T, M>, so that the solver bodies a
+/// file instantiates are shared between calls with different M that run the
+/// same way (pc::none with SolverOptions::preconditioner = jacobi and
+/// pc::jacobi(A) run one Jacobi-preconditioned body).
+template <class T>
+struct MatrixOperator {
+  CsrMatrix<T> A;
+  template <class V>
+  auto operator()(const V& v) const {
+    return A * v;
+  }
+};
 
 /// Checks that A is square and x, b lie on its columns and rows.
 template <class T>
