@@ -170,24 +170,16 @@ void join_launches(Accumulators& into, const Accumulators& from) {
 /// for the whole body (only owned columns, PointFacts::owned_columns).
 template <class Body>
 bool products_all_read(const Body& body, const int* columns) {
-  bool same = true;
-  for_each_node(body, [&](const auto& node) {
-    if constexpr (is_sparse_row_read<std::decay_t<decltype(node)>>::value)
-      same = same && node.columns.data() == columns;
-  });
-  return same;
+  return every_node<is_sparse_row_read>(
+      body, [columns](const auto& node) { return node.columns.data() == columns; });
 }
 
 /// Whether no sparse product of a lowered body reads a ghost column (its
 /// matrix has none: one rank, or a block without off-rank couplings).
 template <class Body>
 bool reads_no_ghosts(const Body& body) {
-  bool none = true;
-  for_each_node(body, [&](const auto& node) {
-    if constexpr (is_sparse_row_read<std::decay_t<decltype(node)>>::value)
-      none = none && node.ghosts.extent(0) == 0;
-  });
-  return none;
+  return every_node<is_sparse_row_read>(
+      body, [](const auto& node) { return node.ghosts.extent(0) == 0; });
 }
 
 /// Runs a lowered statement list as one kernel over `box` of a rank-N grid.
@@ -289,7 +281,6 @@ template <class List, class Imports, class Views = NoViews>
 auto run_rows_overlapped(const std::string& label, const List& list, const Comm& comm,
                          Imports& imports, const Views& views = {}) {
   using K = KernelTypes<1, List, Views>;
-  using Rows = typename Imports::rows_view;
   const typename K::Kernel kernel{list, views};
   const auto boundary = imports.boundary_rows();
   typename K::Accumulators acc{}, part{};
@@ -302,7 +293,7 @@ auto run_rows_overlapped(const std::string& label, const List& list, const Comm&
     else
       launch<1>(label, rows, over_rows(kernel), &acc);
   } else {
-    const Rows interior = imports.interior_rows();
+    const RowList interior = imports.interior_rows();
     const Box<1> rows{{0}, {index_t(interior.extent(0))}};
     if (owned_columns)
       launch<1>(label, rows, over_rows(kernel.assuming_owned_columns(), interior), &acc);

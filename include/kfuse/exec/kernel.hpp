@@ -161,11 +161,7 @@ struct is_pow_int<Unary<PowInt, E>> : std::true_type {};
 /// Whether every pow(e, n) of integer n in a lowered tree has n in 1..3.
 template <class E>
 bool all_powers_small(const E& e) {
-  bool small = true;
-  for_each_node(e, [&](const auto& node) {
-    if constexpr (is_pow_int<std::decay_t<decltype(node)>>::value) small = small && node.op.small();
-  });
-  return small;
+  return every_node<is_pow_int>(e, [](const auto& node) { return node.op.small(); });
 }
 
 // ---- the kernel -----------------------------------------------------------
@@ -245,6 +241,9 @@ struct GroupKernel {
   KFUSE_VOLATILE_JOIN(Accumulators)
 };
 
+/// Row indices of a launch over rows (a ghost import's interior or boundary rows).
+using RowList = Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace>;
+
 /// A group kernel that reads sparse rows, run over rows of its row map:
 /// index k of a launch is row rows(k) when the launch lists its rows (the
 /// interior or boundary rows of a ghost import), else row k (a range): one
@@ -255,7 +254,7 @@ struct GroupKernel {
 template <class Kernel>
 struct RowListKernel {
   Kernel kernel;
-  Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace> rows;  // empty: a range
+  RowList rows;  // empty: a range
 
   KOKKOS_INLINE_FUNCTION index_t row(index_t k) const {
     return rows.data() != nullptr ? index_t(rows(k)) : k;
@@ -289,9 +288,7 @@ struct RowListKernel {
 
 /// `kernel` over the rows listed in `rows`, or over a range when `rows` is empty.
 template <class Kernel>
-RowListKernel<Kernel> over_rows(
-    const Kernel& kernel,
-    const Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace>& rows = {}) {
+RowListKernel<Kernel> over_rows(const Kernel& kernel, const RowList& rows = {}) {
   return {kernel, rows};
 }
 

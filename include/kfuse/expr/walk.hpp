@@ -67,6 +67,17 @@ void for_each_leaf(const E& e, F&& f) {
   for_each_node(e, OnLeaves<std::remove_reference_t<F>>{f});
 }
 
+/// Whether pred(node) holds for every node N of a tree with Is<N>::value
+/// (true when it has none): a launch's run-time facts about its kernel body.
+template <template <class> class Is, class E, class Pred>
+bool every_node(const E& e, const Pred& pred) {
+  bool all = true;
+  for_each_node(e, [&](const auto& node) {
+    if constexpr (Is<std::decay_t<decltype(node)>>::value) all = all && pred(node);
+  });
+  return all;
+}
+
 template <template <class> class Is, class E>
 constexpr bool holds_node();
 
