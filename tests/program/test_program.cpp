@@ -470,6 +470,49 @@ TEST_CASE("GPU launches: a box's flat range visits its points row-major; light-w
   using Small = decltype(kfuse::detail::range_for<FunctorOf<light_functor_bytes>>(0, 1));
   using Large = decltype(kfuse::detail::range_for<FunctorOf<light_functor_bytes + 8>>(0, 1));
   static_assert(light_weight<Small> && !light_weight<Large>);
+  using Teams = Kokkos::TeamPolicy<kfuse::detail::ExecSpace>;
+  using SmallTeams =
+      decltype(kfuse::detail::light_if_small<FunctorOf<light_functor_bytes>>(Teams(1, 1)));
+  using LargeTeams =
+      decltype(kfuse::detail::light_if_small<FunctorOf<light_functor_bytes + 8>>(Teams(1, 1)));
+  static_assert(light_weight<SmallTeams> && !light_weight<LargeTeams>);
+}
+
+namespace for_box_test {
+/// Counts the visits of each point of a box (atomically: a GPU schedule's threads run at once).
+struct CountVisits {
+  Kokkos::View<int**, kfuse::detail::MemSpace> visits;
+  std::int64_t lo0, lo1;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    Kokkos::atomic_increment(&visits(i - lo0, 0));
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
+    Kokkos::atomic_increment(&visits(i - lo0, j - lo1));
+  }
+};
+}  // namespace for_box_test
+
+TEST_CASE("for_box visits every point of a box once (GPUs: a team per 256 points)") {
+  using for_box_test::CountVisits;
+  const auto once = [](const Kokkos::View<int**, kfuse::detail::MemSpace>& visits) {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), visits);
+    std::int64_t good = 0;
+    for (std::size_t i = 0; i < host.extent(0); ++i)
+      for (std::size_t j = 0; j < host.extent(1); ++j) good += host(i, j) == 1;
+    return good == std::int64_t(host.size());
+  };
+  for (std::int64_t n : {0, 1, 255, 256, 257, 3 * 256 + 5, 100003}) {
+    CAPTURE(n);
+    Kokkos::View<int**, kfuse::detail::MemSpace> line("visits", std::size_t(n), 1);
+    kfuse::detail::for_box<1>("test:for_box", {{-3}, {n - 3}}, CountVisits{line, -3, 0});
+    CHECK(once(line));
+  }
+  for (std::int64_t m : {1, 17, 300}) {
+    CAPTURE(m);
+    Kokkos::View<int**, kfuse::detail::MemSpace> grid("visits", std::size_t(m), 255);
+    kfuse::detail::for_box<2>("test:for_box", {{2, 5}, {2 + m, 260}}, CountVisits{grid, 2, 5});
+    CHECK(once(grid));
+  }
 }
 
 TEST_CASE("eager u = shift<1>(u) has NumPy semantics") {

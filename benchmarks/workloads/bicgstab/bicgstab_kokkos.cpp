@@ -83,8 +83,8 @@ class Hand final : public Variant {
       rho_old_ = alpha_ = omega_ = 1.0;  // with p = v = 0 the first p is r
     }
     const double beta = (rho_ / rho_old_) * (alpha_ / omega_);
-    Kokkos::parallel_for(hand_label("bicgstab: p = r + beta (p - omega v)"), IndexRange(0, n_),
-                         UpdateP{p_.all, r_, v_, beta, omega_});
+    for_points(hand_label("bicgstab: p = r + beta (p - omega v)"), 0, n_,
+               UpdateP{p_.all, r_, v_, beta, omega_});
 
     double d = 0;
     overlapped_rows<1>(
@@ -97,8 +97,7 @@ class Hand final : public Variant {
     alpha_ = rho_ / d;
     rho_old_ = rho_;
 
-    Kokkos::parallel_for(hand_label("bicgstab: s = r - alpha v"), IndexRange(0, n_),
-                         UpdateS{s_.all, r_, v_, alpha_});
+    for_points(hand_label("bicgstab: s = r - alpha v"), 0, n_, UpdateS{s_.all, r_, v_, alpha_});
 
     double tst[2];
     overlapped_rows<2>(

@@ -83,8 +83,8 @@ class Hand final : public Variant {
       rho_old_ = alpha_ = omega_ = 1.0;  // with p = v = 0 the first p is r
     }
     const double beta = (rho_ / rho_old_) * (alpha_ / omega_);
-    Kokkos::parallel_for(hand_label("bicgstab_ilu0: p = r + beta (p - omega v)"), IndexRange(0, n_),
-                         UpdateP{p_, r_, v_, beta, omega_});
+    for_points(hand_label("bicgstab_ilu0: p = r + beta (p - omega v)"), 0, n_,
+               UpdateP{p_, r_, v_, beta, omega_});
     ilu_.solve_local(p_, p_hat_.owned_part());
 
     double d = 0;
@@ -97,8 +97,7 @@ class Hand final : public Variant {
     alpha_ = rho_ / comm.allreduce(d, ReduceOp::sum);
     rho_old_ = rho_;
 
-    Kokkos::parallel_for(hand_label("bicgstab_ilu0: s = r - alpha v"), IndexRange(0, n_),
-                         UpdateS{s_, r_, v_, alpha_});
+    for_points(hand_label("bicgstab_ilu0: s = r - alpha v"), 0, n_, UpdateS{s_, r_, v_, alpha_});
     ilu_.solve_local(s_, s_hat_.owned_part());
 
     double tst[2];

@@ -83,8 +83,8 @@ class Hand final : public Variant {
     const double beta = rr_new / rr_;
     rr_ = rr_new;
 
-    Kokkos::parallel_for(hand_label("cg: x += alpha p, p = r + beta p"), IndexRange(0, n_),
-                         UpdateXP{x_.all, p_.all, r_, alpha, beta});
+    for_points(hand_label("cg: x += alpha p, p = r + beta p"), 0, n_,
+               UpdateXP{x_.all, p_.all, r_, alpha, beta});
   }
 
   Fields result() const override { return solution_fields(A_, b_, x_.owned_part()); }

@@ -150,6 +150,10 @@ struct PointSums : SumsOf<M> {
 /// row (reduce_rows).
 template <unsigned M, bool Rows = false, class Body>
 void reduce(const std::string& label, std::int64_t n, const Body& body, double* sums) {
+  if (n == 0) {
+    for (unsigned m = 0; m < M; ++m) sums[m] = 0;
+    return;
+  }
   if constexpr (host_loops)
     reduce_into<M>(label, IndexRange(0, (n + chunk_size - 1) / chunk_size),
                    Chunked<M, Body, Rows>{{}, body, n}, sums);
@@ -161,6 +165,13 @@ void reduce(const std::string& label, std::int64_t n, const Body& body, double* 
 template <unsigned M, class Body>
 void reduce_rows(const std::string& label, std::int64_t n, const Body& body, double* sums) {
   reduce<M, true>(label, n, body, sums);
+}
+
+/// parallel_for of body(i) over [begin, end): a RangePolicy on host CPUs, kfuse's schedule
+/// on GPUs (a 256-thread team per 256 points: Kokkos' RangePolicy takes 64-thread blocks).
+template <class Body>
+void for_points(const std::string& label, std::int64_t begin, std::int64_t end, const Body& body) {
+  if (begin < end) detail::for_box(label, detail::Box<1>{{begin}, {end}}, body);
 }
 
 /// body(i) for the indices of one chunk of [begin, end), the inner loop marked independent.
@@ -179,8 +190,8 @@ struct ChunkLoop {
 /// parallel_for of body(i) over [begin, end), by chunks on host CPUs.
 template <class Body>
 void for_range(const std::string& label, std::int64_t begin, std::int64_t end, const Body& body) {
-  Kokkos::parallel_for(label, IndexRange(0, (end - begin + chunk_size - 1) / chunk_size),
-                       ChunkLoop<Body>{body, begin, end});
+  for_points(label, 0, (end - begin + chunk_size - 1) / chunk_size,
+             ChunkLoop<Body>{body, begin, end});
 }
 
 /// A 2-D index box [lo0, hi0) x [lo1, hi1).

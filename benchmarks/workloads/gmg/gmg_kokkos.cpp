@@ -172,8 +172,7 @@ class Hand final : public Variant {
     const double rz_new = cycle_rest();
     const double beta = rz_new / rz_;
     rz_ = rz_new;
-    Kokkos::parallel_for(hand_label("gmg: p = z + beta p"), IndexRange(0, n_),
-                         NewDirection{p_.owned_part(), z_, beta});
+    for_points(hand_label("gmg: p = z + beta p"), 0, n_, NewDirection{p_.owned_part(), z_, beta});
   }
 
   Fields result() const override { return solution_fields(A_, b_, x_.owned_part()); }

@@ -129,14 +129,11 @@ void overlapped_rows_for(const std::string& label, const Matrix& A, const Column
   plan.start(x.owned_part(), x.ghosts());
   const Rows interior = A.interior_rows(), boundary = A.boundary_rows();
   if (const auto& range = A.interior_range())
-    Kokkos::parallel_for(label, IndexRange(0, range->second - range->first),
-                         make(RowsFrom{range->first}));
+    for_points(label, 0, range->second - range->first, make(RowsFrom{range->first}));
   else
-    Kokkos::parallel_for(label, IndexRange(0, std::int64_t(interior.extent(0))),
-                         make(ListedRows{interior}));
+    for_points(label, 0, std::int64_t(interior.extent(0)), make(ListedRows{interior}));
   plan.finish();
-  Kokkos::parallel_for(label + ":boundary", IndexRange(0, std::int64_t(boundary.extent(0))),
-                       make(ListedRows{boundary}));
+  for_points(label + ":boundary", 0, std::int64_t(boundary.extent(0)), make(ListedRows{boundary}));
 }
 
 }  // namespace kfuse::bench::solvers::hand

@@ -1,7 +1,7 @@
 // Parallel loops over an index box (view coordinates), a thread per point on GPUs.
 //
-// On a GPU a box of rank 2 or more runs as one 1-D RangePolicy over its points, index k
-// split row-major into (i, j, ...), rather than as an MDRangePolicy. Kokkos 3.4's CUDA
+// On a GPU a box of rank 2 or more runs as one 1-D launch over its points, index k split
+// row-major into (i, j, ...), rather than as an MDRangePolicy. Kokkos 3.4's CUDA
 // MDRangePolicy maps threadIdx.x to the first dimension, the strided one of a LayoutRight
 // view, in blocks of its default tile (16 x 2: 32 threads); its reductions run only the
 // first tile-product threads of each block, in at most block-size blocks. Every 2-D
@@ -11,13 +11,18 @@
 // beyond the first. Host CPUs keep RangePolicy / MDRangePolicy over rows (kfuse's own
 // kernels loop inside a row there: exec/kernel.hpp).
 //
-// A GPU reduction runs as a TeamPolicy, not as a RangePolicy parallel_reduce: Kokkos' CUDA
-// RangePolicy reduction (3.4 and 4.x) launches at most as many blocks as a block has threads
-// (3.4: 256 of 256), a quarter of an H100's threads, too few loads in flight to stream: a
-// fused kernel whose points do much (a sparse row and a dot product, a stencil and a norm)
-// ran at 37-53% of the device triad, where the same statements as separate kernels ran at
-// 97%. A team policy's reduction launches a block per team, and kfuse asks for as many
-// teams as the device holds threads for (ReduceLeague), striding through the points together.
+// A GPU loop is a TeamPolicy of 256-thread teams, not a RangePolicy. Kokkos' CUDA
+// RangePolicy (3.4) takes the smallest block that reaches the highest theoretical
+// occupancy: 64 threads for a light kernel. Such blocks live for a few loads each, the
+// multiprocessors start them more slowly than they finish (30% achieved occupancy on an
+// H200), and streaming kernels ran at 2.4 TB/s where the same loads and stores in a
+// 256-thread team kernel ran at 3.5 TB/s. A parallel_for takes a team per 256 points, a
+// thread a point (TeamBoxFor). A reduction's RangePolicy launches at most as many blocks as a
+// block has threads (3.4: 256 of 256), a quarter of an H100's threads, too few loads in
+// flight to stream: a fused kernel whose points do much (a sparse row and a dot product, a
+// stencil and a norm) ran at 37-53% of the device triad, where the same statements as
+// separate kernels ran at 97%. A reduction takes as many teams as the device holds threads
+// for (ReduceLeague), striding through the points together (TeamBoxReduce).
 #pragma once
 
 #include <algorithm>
@@ -129,12 +134,18 @@ struct FlatBox {
   }
 };
 
-/// parallel_for functor: f(i, j, ...) at flat point k.
+/// TeamPolicy parallel_for functor (GPUs): f(i, j, ...) at flat point k = team * threads +
+/// rank, a thread a point.
 template <int N, class F>
-struct FlatBoxFor {
+struct TeamBoxFor {
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   F f;
   FlatBox<N> box;
-  KOKKOS_INLINE_FUNCTION void operator()(index_t k) const { box.call(k, f); }
+  index_t size;  // box.size(), not recomputed per thread
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const index_t k = index_t(team.league_rank()) * team.team_size() + team.team_rank();
+    if (k < size) box.call(k, f);
+  }
 };
 
 /// Base of the reduction functors below: f, and f's value_type, init and join.
@@ -158,9 +169,9 @@ struct FlatBoxReduce : ReducesAs<F> {
   }
 };
 
-/// Threads a team of a GPU reduction asks for (fewer where the backend allows fewer: one on
+/// Threads a team of a GPU loop asks for (fewer where the backend allows fewer: one on
 /// Serial).
-inline constexpr int reduce_team_threads = 256;
+inline constexpr int device_team_threads = 256;
 
 /// How a GPU reduction of `points` points is cut: `teams` teams of `threads` threads, as many
 /// as the device holds threads for at once (`concurrency`), no more: Kokkos' CUDA reduction
@@ -209,18 +220,32 @@ struct TeamBoxReduce : ReducesAs<F> {
 /// parameters Kokkos (3.4 and 4) passes such a functor in, with room for the policy.
 inline constexpr std::size_t light_functor_bytes = 3072;
 
-/// [begin, end) for `Functor`. A CUDA functor of 512 bytes or more goes, by default, through
+/// `policy` for `Functor`: a CUDA functor of 512 bytes or more goes, by default, through
 /// constant memory, and that launch first waits on the host for the previous one to finish;
 /// a fused kernel, holding every view and constant of its statements, is often that large.
 /// The light-weight hint passes it as kernel parameters instead (ignored on host backends).
-template <class Functor>
-auto range_for(index_t begin, index_t end) {
-  Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>> range(begin, end);
+template <class Functor, class Policy>
+auto light_if_small(const Policy& policy) {
   if constexpr (sizeof(Functor) <= light_functor_bytes)
-    return Kokkos::Experimental::require(range,
+    return Kokkos::Experimental::require(policy,
                                          Kokkos::Experimental::WorkItemProperty::HintLightWeight);
   else
-    return range;
+    return policy;
+}
+
+/// [begin, end) for `Functor`.
+template <class Functor>
+auto range_for(index_t begin, index_t end) {
+  return light_if_small<Functor>(
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(begin, end));
+}
+
+/// Threads a team of `functor` takes on a GPU: device_team_threads, fewer where its
+/// registers or the backend allow fewer.
+template <class Tag, class Functor>
+int device_threads(const Functor& functor) {
+  return std::min(device_team_threads,
+                  Kokkos::TeamPolicy<ExecSpace>(1, 1).team_size_max(functor, Tag()));
 }
 
 /// parallel_for and parallel_reduce over a box, per schedule: for_box(label, box, f) calls
@@ -260,16 +285,16 @@ struct BoxLoops<HostSchedule> {
 
 template <>
 struct BoxLoops<DeviceSchedule> {
-  /// A flat range of points, a thread each.
+  /// A team per device_team_threads points, a thread a point.
   template <int N, class F>
   static void for_box(const std::string& label, const Box<N>& box, const F& f) {
-    if constexpr (N == 1) {
-      Kokkos::parallel_for(label, range_for<F>(box.lo[0], box.hi[0]), f);
-    } else {
-      using Flat = FlatBoxFor<N, F>;
-      const FlatBox<N> flat(box);
-      Kokkos::parallel_for(label, range_for<Flat>(0, flat.size()), Flat{f, flat});
-    }
+    using For = TeamBoxFor<N, F>;
+    const FlatBox<N> flat(box);
+    const For loop{f, flat, flat.size()};
+    if (loop.size == 0) return;
+    const int threads = device_threads<Kokkos::ParallelForTag>(loop);
+    const Kokkos::TeamPolicy<ExecSpace> policy(int((loop.size + threads - 1) / threads), threads);
+    Kokkos::parallel_for(label, light_if_small<For>(policy), loop);
   }
   /// A TeamPolicy of ReduceLeague's cut.
   template <int N, class F>
@@ -278,18 +303,11 @@ struct BoxLoops<DeviceSchedule> {
     using Reduce = TeamBoxReduce<N, F>;
     const FlatBox<N> flat(box);
     const Reduce reduce{{f}, flat, flat.size()};
-    const int threads = std::min(
-        reduce_team_threads,
-        Kokkos::TeamPolicy<ExecSpace>(1, 1).team_size_max(reduce, Kokkos::ParallelReduceTag()));
+    const int threads = device_threads<Kokkos::ParallelReduceTag>(reduce);
     const auto league = ReduceLeague::of(reduce.size, threads, ExecSpace().concurrency());
-    const Kokkos::TeamPolicy<ExecSpace> policy(int(league.teams), threads);
-    if constexpr (sizeof(Reduce) <= light_functor_bytes)
-      Kokkos::parallel_reduce(label,
-                              Kokkos::Experimental::require(
-                                  policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight),
-                              reduce, result);
-    else
-      Kokkos::parallel_reduce(label, policy, reduce, result);
+    Kokkos::parallel_reduce(
+        label, light_if_small<Reduce>(Kokkos::TeamPolicy<ExecSpace>(int(league.teams), threads)),
+        reduce, result);
   }
 };
 
