@@ -436,8 +436,9 @@ struct GroupLauncher<HostSchedule> {
   }
 };
 
-/// GPUs: a thread per point of a flat range (reductions: BoxLoops' team policy). No
-/// small-powers variant: the test on n is uniform across threads.
+/// GPUs: a thread per point of the box's flat range (BoxLoops<DeviceSchedule>: 256-thread
+/// teams; reductions a league of them). No small-powers variant: the test on n is uniform
+/// across threads.
 template <>
 struct GroupLauncher<DeviceSchedule> {
   template <int N, class Kernel, class Accumulators>
