@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -180,6 +181,26 @@ TEST_CASE("arrays made one after another start far apart within a 4 KiB page") {
   CHECK(largest == 0.0);
   kept.fill(2.5);
   CHECK(kfuse::eval(kfuse::sum(kept)) == doctest::Approx(2.5 * nx * ny));
+}
+
+TEST_CASE("allocate_view zero-fills every byte, the last partial word too") {
+  // Allocated, dirtied and freed first, so that the allocator's reuse of the block (not
+  // fresh pages, zero already) is what the fill must clear.
+  using Bytes = Kokkos::View<char*, kfuse::detail::MemSpace>;
+  for (std::int64_t n : {1, 7, 8, 9, 63, 4097, 100003}) {
+    CAPTURE(n);
+    const std::array<std::int64_t, 1> extent{n};
+    {
+      Bytes dirty = kfuse::detail::allocate_view<Bytes>("test", "dirty", extent, 1);
+      Kokkos::deep_copy(dirty, char(0x5a));
+    }
+    const Bytes fresh = kfuse::detail::allocate_view<Bytes>("test", "fresh", extent, 1);
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fresh);
+    std::int64_t zeros = 0;
+    for (std::int64_t i = 0; i < n; ++i) zeros += host(std::size_t(i)) == 0;
+    CHECK(std::int64_t(fresh.extent(0)) == n);
+    CHECK(zeros == n);
+  }
 }
 
 TEST_CASE("overlapped exchange: same values, interior then :boundary launches") {
