@@ -60,15 +60,14 @@ inline constexpr LocalErrors local_errors{};
 /// execution space touches the pages first from the threads that will use them, as Kokkos'
 /// own initialisation does (NUMA placement under OpenMP), which a memset would not.
 struct ZeroFill {
-  std::uint64_t* word;
-  index_t words;
-  char* byte;
+  char* data;  // 8-byte aligned (a Kokkos allocation)
   index_t bytes;
+  index_t words() const { return (bytes + 7) / 8; }
   KOKKOS_INLINE_FUNCTION void operator()(index_t i) const {
-    if (i < words)
-      word[i] = 0;
+    if ((i + 1) * 8 <= bytes)
+      reinterpret_cast<std::uint64_t*>(data)[i] = 0;
     else
-      for (index_t b = words * 8; b < bytes; ++b) byte[b] = 0;
+      for (index_t b = i * 8; b < bytes; ++b) data[b] = 0;
   }
 };
 
@@ -109,12 +108,10 @@ View allocate_view(const char* api, const std::string& label, const std::array<i
   } catch (const std::exception& e) {
     throw failure(e.what());
   }
-  const auto allocated = static_cast<index_t>(view.span() * sizeof(typename View::value_type));
-  const ZeroFill fill{reinterpret_cast<std::uint64_t*>(view.data()), allocated / 8,
-                      reinterpret_cast<char*>(view.data()), allocated};
+  const ZeroFill fill{reinterpret_cast<char*>(view.data()),
+                      static_cast<index_t>(view.span() * sizeof(typename View::value_type))};
   Kokkos::parallel_for("zero-fill [" + label + "]",
-                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(
-                           0, fill.words + (fill.words * 8 < fill.bytes ? 1 : 0)),
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, fill.words()),
                        fill);
   Kokkos::fence();
   return view;
