@@ -71,6 +71,73 @@ TEST_CASE("a user's callable preconditioner works in every solver") {
 }
 
 namespace {
+/// A varying diagonal scaling on an nx x ny grid, by point (i, j) or by
+/// poisson2d's row i ny + j.
+struct VaryingScale {
+  std::int64_t nx, ny;
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t i, std::int64_t j) const {
+    return 1.0 / (4.0 + double((i + 2 * j + 2 * nx + 2 * ny) % 3));
+  }
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t k) const { return (*this)(k / ny, k % ny); }
+};
+}  // namespace
+
+TEST_CASE("cg_matfree with Jacobi: the fused scaling is cg's with the same diagonal as M") {
+  // A diagonal that varies (not poisson2d's constant 1/4, which only rescales
+  // CG): the residual histories agree step by step only if it is applied.
+  kfuse::Comm comm;
+  constexpr std::int64_t nx = 20, ny = 16;
+  kfuse::Grid<2> grid(comm, {nx, ny});  // fixed boundaries, halos zero: Dirichlet 0
+  kfuse::Array<double, 2> f(grid, "f"), u(grid, "u"), dinv(grid, "dinv");
+  f.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
+    return (i < 0 || j < 0 || i >= nx || j >= ny) ? 0.0 : 1.0 + 0.1 * double((i * 7 + j) % 5);
+  });
+  const VaryingScale scale{nx, ny};
+  dinv.fill_with(scale);
+  auto laplacian = [](const auto& v) {
+    return 4.0 * v - kfuse::shift<-1, 0>(v) - kfuse::shift<1, 0>(v) - kfuse::shift<0, -1>(v) -
+           kfuse::shift<0, 1>(v);
+  };
+  const auto A = kfuse::poisson2d<double>(comm, nx, ny);  // row i * ny + j
+  Vector x(A.domain(), "x"), b(A.range(), "b"), dv(A.range(), "dv");
+  b.fill_with(
+      KOKKOS_LAMBDA(std::int64_t k) { return 1.0 + 0.1 * double(((k / ny) * 7 + k % ny) % 5); });
+  dv.fill_with(scale);
+
+  std::vector<double> grid_history, matrix_history;
+  kfuse::SolverOptions options{1e-10, 1000};
+  options.preconditioner = kfuse::Preconditioner::jacobi;
+  options.monitor = [&](int, double r) { grid_history.push_back(r); };
+  const auto stencil = kfuse::cg_matfree(laplacian, u, f, options, &dinv);
+  options.preconditioner = kfuse::Preconditioner::none;
+  options.monitor = [&](int, double r) { matrix_history.push_back(r); };
+  const auto matrix = kfuse::cg(A, x, b, options, [&](const Vector& r, Vector& z) { z = dv * r; });
+
+  CHECK(stencil.converged);
+  CHECK(stencil.iterations == matrix.iterations);
+  REQUIRE(grid_history.size() == matrix_history.size());
+  for (std::size_t k = 0; k < grid_history.size(); ++k)
+    CHECK(grid_history[k] == doctest::Approx(matrix_history[k]).epsilon(1e-8));
+  kfuse_test::check_close(u.gather(), x.gather(), 1e-8);
+
+  // Jacobi without the diagonal, or the diagonal on another grid, on one rank
+  // only: a kfuse::Error on every rank, u untouched.
+  kfuse::Grid<2> other(comm, {nx, ny + 1});
+  kfuse::Array<double, 2> elsewhere(other, "elsewhere");
+  u.fill(2.0);
+  const auto untouched = u.gather();
+  const bool odd_one = comm.rank() == comm.size() - 1;
+  options.preconditioner = kfuse::Preconditioner::jacobi;
+  CHECK_THROWS_WITH_AS(kfuse::cg_matfree(laplacian, u, f, options),
+                       doctest::Contains("needs the operator's inverse diagonal"), kfuse::Error);
+  CHECK_THROWS_WITH_AS(kfuse::cg_matfree(laplacian, u, f, options, odd_one ? nullptr : &dinv),
+                       doctest::Contains("needs the operator's inverse diagonal"), kfuse::Error);
+  CHECK_THROWS_WITH_AS(kfuse::cg_matfree(laplacian, u, f, options, odd_one ? &elsewhere : &dinv),
+                       doctest::Contains("live on different index spaces"), kfuse::Error);
+  CHECK(u.gather() == untouched);
+}
+
+namespace {
 /// Kokkos allocations of at least `bytes`, counted through Kokkos Tools'
 /// allocation callback (process-wide, as KernelCounter's: one at a time).
 class LargeAllocations {

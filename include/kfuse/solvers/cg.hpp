@@ -338,25 +338,50 @@ SolveResult cg(const CsrMatrix<T>& A, Vector<T>& x, const Vector<T>& b,
   });
 }
 
+namespace detail {
+
+/// cg_matfree's checks (collective): x, b and the inverse diagonal (may be
+/// null) on one space, and Jacobi only with the inverse diagonal.
+template <class V>
+void check_matfree(const V& x, const V& b, const SolverOptions& options,
+                   const V* inverse_diagonal) {
+  constexpr const char* api = "kfuse::cg_matfree";
+  std::string error;
+  if (space_of(x) != space_of(b))
+    error = error_message(api, ": x ('", x.label(), "', ", describe_space(space_of(x)),
+                          ") and b ('", b.label(), "', ", describe_space(space_of(b)),
+                          ") live on different index spaces");
+  else if (inverse_diagonal != nullptr && space_of(*inverse_diagonal) != space_of(x))
+    error = error_message(api, ": the inverse diagonal ('", inverse_diagonal->label(), "', ",
+                          describe_space(space_of(*inverse_diagonal)), ") and x ('", x.label(),
+                          "', ", describe_space(space_of(x)), ") live on different index spaces");
+  else if (options.preconditioner == Preconditioner::jacobi && inverse_diagonal == nullptr)
+    error = error_message(api,
+                          ": Preconditioner::jacobi needs the operator's inverse diagonal "
+                          "(the inverse_diagonal argument)");
+  const Comm& comm = space_of(x).base_comm();
+  comm.agree_or_throw(error);
+  check_solver_options(api, comm, options);
+}
+
+}  // namespace detail
+
 /// Conjugate gradients with a matrix-free operator: `apply(v)` returns the
 /// expression of A v for a leaf v (an Array or Vector, or a program
 /// placeholder), e.g. a stencil. x and b: Arrays or Vectors of one space.
-/// Jacobi needs the operator's diagonal: pass it as `inverse_diagonal`.
+/// Without a preconditioner: this overload compiles no Jacobi iteration.
 template <class Apply, class V>
-SolveResult cg_matfree(const Apply& apply, V& x, const V& b, const SolverOptions& options = {},
-                       const V* inverse_diagonal = nullptr) {
-  std::string error;
-  if (detail::space_of(x) != detail::space_of(b))
-    error = detail::error_message("kfuse::cg_matfree: x ('", x.label(), "', ",
-                                  detail::describe_space(detail::space_of(x)), ") and b ('",
-                                  b.label(), "', ", detail::describe_space(detail::space_of(b)),
-                                  ") live on different index spaces");
-  else if (options.preconditioner == Preconditioner::jacobi && inverse_diagonal == nullptr)
-    error = "kfuse::cg_matfree: Preconditioner::jacobi needs the operator's inverse diagonal "
-            "(the inverse_diagonal argument)";
-  const Comm& comm = detail::space_of(x).base_comm();
-  comm.agree_or_throw(error);
-  detail::check_solver_options("kfuse::cg_matfree", comm, options);
+SolveResult cg_matfree(const Apply& apply, V& x, const V& b, const SolverOptions& options = {}) {
+  detail::check_matfree<V>(x, b, options, nullptr);
+  return detail::conjugate_gradient("kfuse::cg_matfree", apply, x, b, options, pc::none);
+}
+
+/// ... and with Jacobi when options.preconditioner says so: it needs the
+/// operator's inverse diagonal (a vector like x; nullptr: none).
+template <class Apply, class V>
+SolveResult cg_matfree(const Apply& apply, V& x, const V& b, const SolverOptions& options,
+                       const V* inverse_diagonal) {
+  detail::check_matfree(x, b, options, inverse_diagonal);
   if (options.preconditioner == Preconditioner::jacobi)
     return detail::conjugate_gradient("kfuse::cg_matfree", apply, x, b, options,
                                       detail::DiagonalScaling<V>{*inverse_diagonal});
