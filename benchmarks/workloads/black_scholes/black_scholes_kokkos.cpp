@@ -2,7 +2,8 @@
 // same arithmetic in the same order as black_scholes.cpp. An expert's loop
 // vectorises: chunks with an inner loop marked independent (hand_loops.hpp),
 // and an exp and log that vectorise with it (kfuse's, the same as the fused
-// kernel's: glibc's are a call per element, which keeps the loop scalar).
+// kernel's: glibc's are a call per element, which keeps the loop scalar); |d|
+// as fabs, a mask of the sign bit (a select let GCC divide twice, docs/benchmarks.md).
 #include <cmath>
 
 #include "black_scholes.hpp"
@@ -12,7 +13,7 @@ namespace kfuse::bench::black_scholes {
 namespace {
 
 KOKKOS_INLINE_FUNCTION double cnd(double d) {
-  const double k = 1.0 / (1.0 + 0.2316419 * (d < 0.0 ? -d : d));
+  const double k = 1.0 / (1.0 + 0.2316419 * detail::math::fabs(d));
   const double c =
       0.39894228 * detail::kernel_exp(-0.5 * d * d) * k *
       (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + 1.330274429 * k))));

@@ -129,9 +129,14 @@ struct Absolute {
   static constexpr const char* symbol = "abs";
   template <class T>
   using result = T;
+  /// fabs for floating point: one mask of the sign bit, where a select (a < 0 ? -a :
+  /// a) let GCC duplicate what follows into both arms (1 / (1 + |d|): two divisions).
   template <class T>
   KOKKOS_INLINE_FUNCTION T apply(const T& a) const {
-    return a < T(0) ? T(-a) : a;
+    if constexpr (std::is_floating_point_v<T>)
+      return math::fabs(a);
+    else
+      return a < T(0) ? T(-a) : a;
   }
 };
 
