@@ -346,15 +346,16 @@ template <class V>
 void check_matfree(const V& x, const V& b, const SolverOptions& options,
                    const V* inverse_diagonal) {
   constexpr const char* api = "kfuse::cg_matfree";
+  auto apart = [&](const char* name_u, const V& u, const char* name_v, const V& v) {
+    return error_message(api, ": ", name_u, " ('", u.label(), "', ", describe_space(space_of(u)),
+                         ") and ", name_v, " ('", v.label(), "', ", describe_space(space_of(v)),
+                         ") live on different index spaces");
+  };
   std::string error;
   if (space_of(x) != space_of(b))
-    error = error_message(api, ": x ('", x.label(), "', ", describe_space(space_of(x)),
-                          ") and b ('", b.label(), "', ", describe_space(space_of(b)),
-                          ") live on different index spaces");
+    error = apart("x", x, "b", b);
   else if (inverse_diagonal != nullptr && space_of(*inverse_diagonal) != space_of(x))
-    error = error_message(api, ": the inverse diagonal ('", inverse_diagonal->label(), "', ",
-                          describe_space(space_of(*inverse_diagonal)), ") and x ('", x.label(),
-                          "', ", describe_space(space_of(x)), ") live on different index spaces");
+    error = apart("the inverse diagonal", *inverse_diagonal, "x", x);
   else if (options.preconditioner == Preconditioner::jacobi && inverse_diagonal == nullptr)
     error = error_message(api,
                           ": Preconditioner::jacobi needs the operator's inverse diagonal "
