@@ -74,6 +74,45 @@ inline Mat petsc_matrix(const kfuse::CsrMatrix<double>& A) {
   return M;
 }
 
+/// z = M r for PETSc's preconditioner `type` built on A (its defaults: PCBJACOBI's blocks
+/// factorised by ILU(0)), gathered on every rank.
+inline std::vector<double> petsc_pc_apply(const kfuse::CsrMatrix<double>& A,
+                                          const kfuse::Vector<double>& r, PCType type) {
+  Mat M = petsc_matrix(A);
+  Vec pr, pz;
+  MatCreateVecs(M, &pz, &pr);
+  const std::vector<double> all_r = r.gather();
+  const PetscInt begin = A.range().local_begin();
+  for (PetscInt i = 0; i < A.local_rows(); ++i)
+    VecSetValue(pr, begin + i, all_r[begin + i], INSERT_VALUES);
+  VecAssemblyBegin(pr);
+  VecAssemblyEnd(pr);
+  PC pc;
+  PCCreate(A.range().comm().native(), &pc);
+  PCSetOperators(pc, M, M);
+  PCSetType(pc, type);
+  PCSetUp(pc);
+  PCApply(pc, pr, pz);
+  Vec all;
+  VecScatter to_all;
+  VecScatterCreateToAll(pz, &to_all, &all);
+  VecScatterBegin(to_all, pz, all, INSERT_VALUES, SCATTER_FORWARD);
+  VecScatterEnd(to_all, pz, all, INSERT_VALUES, SCATTER_FORWARD);
+  const PetscScalar* values;
+  PetscInt n;
+  VecGetSize(all, &n);
+  VecGetArrayRead(all, &values);
+  std::vector<double> z(values, values + n);
+  VecRestoreArrayRead(all, &values);
+  VecScatterDestroy(&to_all);
+  VecDestroy(&all);
+  PCDestroy(&pc);
+  VecDestroy(&pz);
+  VecDestroy(&pr);
+  MatDestroy(&M);
+  return z;
+}
+
 inline PetscSolve petsc_solve(const kfuse::CsrMatrix<double>& A, const kfuse::Vector<double>& b,
                               const PetscSettings& s) {
   const MPI_Comm comm = A.range().comm().native();

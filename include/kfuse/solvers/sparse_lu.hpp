@@ -10,7 +10,8 @@
 // For the sequential solves the factors are kept in unit-diagonal form, as
 // PETSc keeps its ILU's inverse diagonal: L without its diagonal, D^-1 and
 // D^-1 U without its diagonal, so that trsv's unit-diagonal loops run, with
-// no test on each entry and no division a row.
+// no test on each entry and no division a row; and by columns (trsv of the
+// transpose), whose loops update a different entry of x at each step.
 #pragma once
 
 #include <algorithm>
@@ -162,9 +163,10 @@ class SparseLu {
                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
         const Column b(rhs.data(), rhs.extent(0), 1), y(scratch_.data(), scratch_.extent(0), 1),
             x(out.data(), out.extent(0), 1);
-        KokkosSparse::trsv("L", "N", "U", lower_matrix_, b, y);
+        // The factors are stored transposed: L^T is upper, (D^-1 U)^T lower.
+        KokkosSparse::trsv("U", "T", "U", lower_matrix_, b, y);
         for (index_t i = 0; i < n_; ++i) scratch_(i) *= inverse_diagonal_(i);
-        KokkosSparse::trsv("U", "N", "U", upper_matrix_, y, x);
+        KokkosSparse::trsv("L", "T", "U", upper_matrix_, y, x);
       }
       return;
     }
@@ -200,7 +202,10 @@ class SparseLu {
   }
 
   /// The sequential solves' form (host memory): L and U lose their
-  /// diagonals, U's rows are scaled by D^-1, and D^-1 is kept.
+  /// diagonals, U's rows are scaled by D^-1, and D^-1 is kept. Both are kept
+  /// transposed (by columns), for trsv's column loops: a column's entries
+  /// update distinct rows, where a row's loop would update one entry of x in
+  /// memory once per entry, each update waiting for the one before.
   void to_unit_diagonal(const std::string& label) {
     if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible) {
       inverse_diagonal_ = ValuesView(label + ".inverse_diagonal", static_cast<std::size_t>(n_));
@@ -209,24 +214,24 @@ class SparseLu {
       for (Triangle* t : {&lower_, &upper_}) {
         const bool upper = t == &upper_;
         const std::string name = label + (upper ? ".U" : ".L");
-        size_type off_diagonal = 0;
+        // Columns of the off-diagonal part: count, then fill in row order (each column's
+        // rows ascending).
+        RowMapView columns(name + ".columns", n_ + 1);
         for (index_t i = 0; i < n_; ++i)
           for (size_type k = t->row_map(i); k < t->row_map(i + 1); ++k)
-            off_diagonal += index_t(t->entries(k)) == i ? 0 : 1;
-        RowMapView rows(name + ".rows", n_ + 1);
-        EntriesView cols(name + ".cols", off_diagonal);
-        ValuesView values(name + ".values", off_diagonal);
-        size_type kept = 0;
-        for (index_t i = 0; i < n_; ++i) {
-          rows(i) = kept;
+            if (index_t(t->entries(k)) != i) ++columns(t->entries(k) + 1);
+        for (index_t j = 0; j < n_; ++j) columns(j + 1) += columns(j);
+        EntriesView rows(name + ".rows", columns(n_));
+        ValuesView values(name + ".values", columns(n_));
+        std::vector<size_type> next(columns.data(), columns.data() + n_);
+        for (index_t i = 0; i < n_; ++i)
           for (size_type k = t->row_map(i); k < t->row_map(i + 1); ++k) {
-            if (index_t(t->entries(k)) == i) continue;
-            cols(kept) = t->entries(k);
-            values(kept++) = upper ? t->values(k) * inverse_diagonal_(i) : t->values(k);
+            const index_t j = t->entries(k);
+            if (j == i) continue;
+            rows(next[j]) = ordinal_type(i);
+            values(next[j]++) = upper ? t->values(k) * inverse_diagonal_(i) : t->values(k);
           }
-        }
-        rows(n_) = kept;
-        t->row_map = rows, t->entries = cols, t->values = values;
+        t->row_map = columns, t->entries = rows, t->values = values;
       }
       lower_matrix_ = lower_.matrix(n_);
       upper_matrix_ = upper_.matrix(n_);
