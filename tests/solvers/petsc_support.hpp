@@ -74,6 +74,35 @@ inline Mat petsc_matrix(const kfuse::CsrMatrix<double>& A) {
   return M;
 }
 
+/// v's entries into PETSc vector `out` (A's row split), assembled.
+inline void copy_to_petsc(const kfuse::CsrMatrix<double>& A, const kfuse::Vector<double>& v,
+                          Vec out) {
+  const std::vector<double> all = v.gather();
+  const PetscInt begin = A.range().local_begin();
+  for (PetscInt i = 0; i < A.local_rows(); ++i)
+    VecSetValue(out, begin + i, all[begin + i], INSERT_VALUES);
+  VecAssemblyBegin(out);
+  VecAssemblyEnd(out);
+}
+
+/// A PETSc vector's entries, gathered on every rank.
+inline std::vector<double> gather_petsc(Vec v) {
+  Vec all;
+  VecScatter to_all;
+  VecScatterCreateToAll(v, &to_all, &all);
+  VecScatterBegin(to_all, v, all, INSERT_VALUES, SCATTER_FORWARD);
+  VecScatterEnd(to_all, v, all, INSERT_VALUES, SCATTER_FORWARD);
+  const PetscScalar* values;
+  PetscInt n;
+  VecGetSize(all, &n);
+  VecGetArrayRead(all, &values);
+  std::vector<double> out(values, values + n);
+  VecRestoreArrayRead(all, &values);
+  VecScatterDestroy(&to_all);
+  VecDestroy(&all);
+  return out;
+}
+
 /// z = M r for PETSc's preconditioner `type` built on A (its defaults: PCBJACOBI's blocks
 /// factorised by ILU(0)), gathered on every rank.
 inline std::vector<double> petsc_pc_apply(const kfuse::CsrMatrix<double>& A,
@@ -81,31 +110,14 @@ inline std::vector<double> petsc_pc_apply(const kfuse::CsrMatrix<double>& A,
   Mat M = petsc_matrix(A);
   Vec pr, pz;
   MatCreateVecs(M, &pz, &pr);
-  const std::vector<double> all_r = r.gather();
-  const PetscInt begin = A.range().local_begin();
-  for (PetscInt i = 0; i < A.local_rows(); ++i)
-    VecSetValue(pr, begin + i, all_r[begin + i], INSERT_VALUES);
-  VecAssemblyBegin(pr);
-  VecAssemblyEnd(pr);
+  copy_to_petsc(A, r, pr);
   PC pc;
   PCCreate(A.range().comm().native(), &pc);
   PCSetOperators(pc, M, M);
   PCSetType(pc, type);
   PCSetUp(pc);
   PCApply(pc, pr, pz);
-  Vec all;
-  VecScatter to_all;
-  VecScatterCreateToAll(pz, &to_all, &all);
-  VecScatterBegin(to_all, pz, all, INSERT_VALUES, SCATTER_FORWARD);
-  VecScatterEnd(to_all, pz, all, INSERT_VALUES, SCATTER_FORWARD);
-  const PetscScalar* values;
-  PetscInt n;
-  VecGetSize(all, &n);
-  VecGetArrayRead(all, &values);
-  std::vector<double> z(values, values + n);
-  VecRestoreArrayRead(all, &values);
-  VecScatterDestroy(&to_all);
-  VecDestroy(&all);
+  std::vector<double> z = gather_petsc(pz);
   PCDestroy(&pc);
   VecDestroy(&pz);
   VecDestroy(&pr);
@@ -120,12 +132,7 @@ inline PetscSolve petsc_solve(const kfuse::CsrMatrix<double>& A, const kfuse::Ve
 
   Vec pb, px;
   MatCreateVecs(M, &px, &pb);
-  const std::vector<double> all_b = b.gather();
-  const PetscInt begin = A.range().local_begin();
-  for (PetscInt i = 0; i < A.local_rows(); ++i)
-    VecSetValue(pb, begin + i, all_b[begin + i], INSERT_VALUES);
-  VecAssemblyBegin(pb);
-  VecAssemblyEnd(pb);
+  copy_to_petsc(A, b, pb);
   VecSet(px, 0.0);
 
   KSP ksp;
@@ -155,19 +162,7 @@ inline PetscSolve petsc_solve(const kfuse::CsrMatrix<double>& A, const kfuse::Ve
   KSPConvergedReason reason;
   KSPGetConvergedReason(ksp, &reason);
   out.converged = reason > 0;
-  Vec all;
-  VecScatter to_all;
-  VecScatterCreateToAll(px, &to_all, &all);
-  VecScatterBegin(to_all, px, all, INSERT_VALUES, SCATTER_FORWARD);
-  VecScatterEnd(to_all, px, all, INSERT_VALUES, SCATTER_FORWARD);
-  const PetscScalar* values;
-  PetscInt n;
-  VecGetSize(all, &n);
-  VecGetArrayRead(all, &values);
-  out.x.assign(values, values + n);
-  VecRestoreArrayRead(all, &values);
-  VecScatterDestroy(&to_all);
-  VecDestroy(&all);
+  out.x = gather_petsc(px);
   KSPDestroy(&ksp);
   VecDestroy(&px);
   VecDestroy(&pb);
