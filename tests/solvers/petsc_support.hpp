@@ -74,13 +74,12 @@ inline Mat petsc_matrix(const kfuse::CsrMatrix<double>& A) {
   return M;
 }
 
-/// v's entries into PETSc vector `out` (A's row split), assembled.
-inline void copy_to_petsc(const kfuse::CsrMatrix<double>& A, const kfuse::Vector<double>& v,
-                          Vec out) {
-  const std::vector<double> all = v.gather();
-  const PetscInt begin = A.range().local_begin();
-  for (PetscInt i = 0; i < A.local_rows(); ++i)
-    VecSetValue(out, begin + i, all[begin + i], INSERT_VALUES);
+/// v's entries into PETSc vector `out` (split as v is), assembled: each rank sets its own.
+inline void copy_to_petsc(const kfuse::Vector<double>& v, Vec out) {
+  const auto mine = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v.view());
+  const PetscInt begin = v.row_map().local_begin();
+  for (PetscInt i = 0; i < PetscInt(mine.extent(0)); ++i)
+    VecSetValue(out, begin + i, mine(i), INSERT_VALUES);
   VecAssemblyBegin(out);
   VecAssemblyEnd(out);
 }
@@ -110,7 +109,7 @@ inline std::vector<double> petsc_pc_apply(const kfuse::CsrMatrix<double>& A,
   Mat M = petsc_matrix(A);
   Vec pr, pz;
   MatCreateVecs(M, &pz, &pr);
-  copy_to_petsc(A, r, pr);
+  copy_to_petsc(r, pr);
   PC pc;
   PCCreate(A.range().comm().native(), &pc);
   PCSetOperators(pc, M, M);
@@ -132,7 +131,7 @@ inline PetscSolve petsc_solve(const kfuse::CsrMatrix<double>& A, const kfuse::Ve
 
   Vec pb, px;
   MatCreateVecs(M, &px, &pb);
-  copy_to_petsc(A, b, pb);
+  copy_to_petsc(b, pb);
   VecSet(px, 0.0);
 
   KSP ksp;
