@@ -13,3 +13,5 @@ kfuse_add_compile_fail_test(NAME compile_fail.lambda_arity
   SOURCE compile_fail/lambda_arity.cpp REGEX "kfuse::fuse\\(args..., lambda\\): the lambda must take one `auto` parameter per argument")
 kfuse_add_compile_fail_test(NAME compile_fail.lambda_without_return
   SOURCE compile_fail/lambda_without_return.cpp REGEX "kfuse::fuse\\(args..., lambda\\): the lambda returns nothing")
+kfuse_add_compile_fail_test(NAME compile_fail.placeholders_in_a_struct
+  SOURCE compile_fail/placeholders_in_a_struct.cpp REGEX "could not convert|no viable conversion")

@@ -56,6 +56,10 @@ struct expr_traits<Scalar<T>> {
 /// domain::grid(N)) or a Vector<T> (D = domain::row_map).
 template <int I, class T, int D>
 struct ArrayParam : ExprTag {
+  // Not an aggregate, so that `S{u, v}` of a struct whose members are all of u's
+  // placeholder type does not compile; as an aggregate, v would initialise the
+  // second member's empty base and silently become u.
+  explicit ArrayParam() = default;
   using value_type = T;
   static constexpr bool strict = true;
   static constexpr int domain = D;
@@ -67,6 +71,7 @@ struct ArrayParam : ExprTag {
 /// policy keep the strictness of the expression they hold.
 template <int I, class T, bool Strict = true>
 struct TempParam : ExprTag {
+  explicit TempParam() = default;  // not an aggregate: see ArrayParam
   using value_type = T;
   static constexpr bool strict = Strict;
   static constexpr int domain = domain::any;
@@ -76,6 +81,7 @@ struct TempParam : ExprTag {
 /// Placeholder for the I-th argument of kfuse::fuse, a Scalar<T>.
 template <int I, class T>
 struct ScalarParam : ExprTag {
+  explicit ScalarParam() = default;  // not an aggregate: see ArrayParam
   using value_type = T;
   static constexpr bool strict = true;
   static constexpr int domain = domain::scalar;
