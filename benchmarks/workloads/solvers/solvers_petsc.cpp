@@ -42,12 +42,16 @@ void check_petsc(PetscErrorCode code, const char* call) {
 }
 #define KFUSE_BENCH_PETSC(call) check_petsc((call), #call)
 
-/// PETSc comes up on kfuse's MPI, once; it is not finalized (MPI_Finalize,
-/// done by kfuse::Environment, outlives every PETSc object, all destroyed).
+/// PETSc comes up on kfuse's MPI, once, with the options of the environment
+/// variable PETSC_OPTIONS (`PETSC_OPTIONS=-log_view`: its profile per event),
+/// and goes down as Kokkos does, before kfuse::Environment finalizes MPI (every
+/// PETSc object is destroyed by then, with the variants).
 void ensure_petsc() {
   PetscBool up = PETSC_FALSE;
   KFUSE_BENCH_PETSC(PetscInitialized(&up));
-  if (!up) KFUSE_BENCH_PETSC(PetscInitializeNoArguments());
+  if (up) return;
+  KFUSE_BENCH_PETSC(PetscInitializeNoArguments());
+  Kokkos::push_finalize_hook([] { PetscFinalize(); });
 }
 
 /// PETSc's version, the optimisation flags its C code was compiled with (its
