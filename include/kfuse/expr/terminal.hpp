@@ -52,14 +52,28 @@ struct expr_traits<Scalar<T>> {
   static constexpr int domain = domain::scalar;
 };
 
+/// The placeholders below are not aggregates and are made from no other
+/// expression: in `S{u, v}`, a struct whose members all have u's placeholder
+/// type, v would otherwise initialise the second member's empty ExprTag base
+/// and silently become u. This names the mistake instead.
+template <class From>
+constexpr bool placeholder_from_another() {
+  static_assert(!std::is_base_of_v<ExprTag, From>,
+                "kfuse::fuse(args..., lambda): a lambda parameter (or expression) is stored "
+                "in a variable of another parameter's type; each parameter has a type of its "
+                "own: give a struct that bundles them one template parameter per member");
+  return false;
+}
+
 /// Placeholder for the I-th argument of kfuse::fuse, an Array<T, N> (D =
 /// domain::grid(N)) or a Vector<T> (D = domain::row_map).
 template <int I, class T, int D>
 struct ArrayParam : ExprTag {
-  // Not an aggregate, so that `S{u, v}` of a struct whose members are all of u's
-  // placeholder type does not compile; as an aggregate, v would initialise the
-  // second member's empty base and silently become u.
-  explicit ArrayParam() = default;
+  ArrayParam() = default;
+  template <class From, std::enable_if_t<std::is_base_of_v<ExprTag, From>, int> = 0>
+  ArrayParam(const From&) {  // a compile error (placeholder_from_another)
+    placeholder_from_another<From>();
+  }
   using value_type = T;
   static constexpr bool strict = true;
   static constexpr int domain = D;
@@ -71,7 +85,11 @@ struct ArrayParam : ExprTag {
 /// policy keep the strictness of the expression they hold.
 template <int I, class T, bool Strict = true>
 struct TempParam : ExprTag {
-  explicit TempParam() = default;  // not an aggregate: see ArrayParam
+  TempParam() = default;
+  template <class From, std::enable_if_t<std::is_base_of_v<ExprTag, From>, int> = 0>
+  TempParam(const From&) {  // a compile error (placeholder_from_another)
+    placeholder_from_another<From>();
+  }
   using value_type = T;
   static constexpr bool strict = Strict;
   static constexpr int domain = domain::any;
@@ -81,7 +99,11 @@ struct TempParam : ExprTag {
 /// Placeholder for the I-th argument of kfuse::fuse, a Scalar<T>.
 template <int I, class T>
 struct ScalarParam : ExprTag {
-  explicit ScalarParam() = default;  // not an aggregate: see ArrayParam
+  ScalarParam() = default;
+  template <class From, std::enable_if_t<std::is_base_of_v<ExprTag, From>, int> = 0>
+  ScalarParam(const From&) {  // a compile error (placeholder_from_another)
+    placeholder_from_another<From>();
+  }
   using value_type = T;
   static constexpr bool strict = true;
   static constexpr int domain = domain::scalar;
