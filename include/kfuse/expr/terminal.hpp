@@ -52,28 +52,27 @@ struct expr_traits<Scalar<T>> {
   static constexpr int domain = domain::scalar;
 };
 
-/// The placeholders below are not aggregates and are made from no other
-/// expression: in `S{u, v}`, a struct whose members all have u's placeholder
+/// Base of the placeholders below: not an aggregate, and made from no other
+/// expression. In `S{u, v}`, a struct whose members all have u's placeholder
 /// type, v would otherwise initialise the second member's empty ExprTag base
-/// and silently become u. This names the mistake instead.
-template <class From>
-constexpr bool placeholder_from_another() {
-  static_assert(!std::is_base_of_v<ExprTag, From>,
-                "kfuse::fuse(args..., lambda): a lambda parameter (or expression) is stored "
-                "in a variable of another parameter's type; each parameter has a type of its "
-                "own: give a struct that bundles them one template parameter per member");
-  return false;
-}
+/// and silently become u; this names the mistake instead. (Each placeholder
+/// inherits the constructor; its own copies are the implicit ones.)
+struct Placeholder : ExprTag {
+  Placeholder() = default;
+  template <class From, std::enable_if_t<std::is_base_of_v<ExprTag, From>, int> = 0>
+  Placeholder(const From&) {
+    static_assert(!std::is_base_of_v<ExprTag, From>,
+                  "kfuse::fuse(args..., lambda): a lambda parameter (or expression) is stored "
+                  "in a variable of another parameter's type; each parameter has a type of its "
+                  "own: give a struct that bundles them one template parameter per member");
+  }
+};
 
 /// Placeholder for the I-th argument of kfuse::fuse, an Array<T, N> (D =
 /// domain::grid(N)) or a Vector<T> (D = domain::row_map).
 template <int I, class T, int D>
-struct ArrayParam : ExprTag {
-  ArrayParam() = default;
-  template <class From, std::enable_if_t<std::is_base_of_v<ExprTag, From>, int> = 0>
-  ArrayParam(const From&) {  // a compile error (placeholder_from_another)
-    placeholder_from_another<From>();
-  }
+struct ArrayParam : Placeholder {
+  using Placeholder::Placeholder;
   using value_type = T;
   static constexpr bool strict = true;
   static constexpr int domain = D;
@@ -84,12 +83,8 @@ struct ArrayParam : ExprTag {
 /// the rank of the statements that use it. Temporaries made by the Unfused
 /// policy keep the strictness of the expression they hold.
 template <int I, class T, bool Strict = true>
-struct TempParam : ExprTag {
-  TempParam() = default;
-  template <class From, std::enable_if_t<std::is_base_of_v<ExprTag, From>, int> = 0>
-  TempParam(const From&) {  // a compile error (placeholder_from_another)
-    placeholder_from_another<From>();
-  }
+struct TempParam : Placeholder {
+  using Placeholder::Placeholder;
   using value_type = T;
   static constexpr bool strict = Strict;
   static constexpr int domain = domain::any;
@@ -98,12 +93,8 @@ struct TempParam : ExprTag {
 
 /// Placeholder for the I-th argument of kfuse::fuse, a Scalar<T>.
 template <int I, class T>
-struct ScalarParam : ExprTag {
-  ScalarParam() = default;
-  template <class From, std::enable_if_t<std::is_base_of_v<ExprTag, From>, int> = 0>
-  ScalarParam(const From&) {  // a compile error (placeholder_from_another)
-    placeholder_from_another<From>();
-  }
+struct ScalarParam : Placeholder {
+  using Placeholder::Placeholder;
   using value_type = T;
   static constexpr bool strict = true;
   static constexpr int domain = domain::scalar;
