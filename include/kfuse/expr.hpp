@@ -1,5 +1,6 @@
 // Layer umbrella: kfuse/expr.
 #pragma once
+#include "kfuse/expr/literal.hpp"
 #include "kfuse/expr/math.hpp"
 #include "kfuse/expr/node.hpp"
 #include "kfuse/expr/operation.hpp"

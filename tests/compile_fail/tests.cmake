@@ -5,6 +5,8 @@ kfuse_add_compile_fail_test(NAME compile_fail.stencil_in_place
   SOURCE compile_fail/stencil_in_place.cpp REGEX "kfuse::assign\\(u, e\\): e reads u at a non-zero offset")
 kfuse_add_compile_fail_test(NAME compile_fail.element_type_mismatch
   SOURCE compile_fail/element_type_mismatch.cpp REGEX "kfuse: operands have different element types")
+kfuse_add_compile_fail_test(NAME compile_fail.literal_too_long
+  SOURCE compile_fail/literal_too_long.cpp REGEX "kfuse::literals: a literal of kfuse \\(1.5_kf\\) is a decimal number of at most 15")
 kfuse_add_compile_fail_test(NAME compile_fail.shift_rank_mismatch
   SOURCE compile_fail/shift_rank_mismatch.cpp REGEX "kfuse::shift<O...>\\(a\\): the number of offsets")
 kfuse_add_compile_fail_test(NAME compile_fail.rank_mismatch

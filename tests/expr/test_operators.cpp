@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include <kfuse/kfuse.hpp>
 
@@ -77,6 +79,13 @@ void run_operator_checks() {
   check("a + b", [&](auto i, auto j, auto k) { return T(A(i, j, k) + B(i, j, k)); });
   out = a - 2.0 * b;
   check("a - 2b", [&](auto i, auto j, auto k) { return T(A(i, j, k) - T(2) * B(i, j, k)); });
+  {
+    using namespace kfuse::literals;
+    out = a - 2.0_kf * b + 0.39894228_kf;  // literals take the array's type, as 2.0 does
+    check("literals", [&](auto i, auto j, auto k) {
+      return T(A(i, j, k) - T(2) * B(i, j, k) + T(0.39894228));
+    });
+  }
   out = a * b / (b + 1.0);
   check("a*b/(b+1)", [&](auto i, auto j, auto k) {
     return T(A(i, j, k) * B(i, j, k) / (B(i, j, k) + T(1)));
@@ -156,6 +165,54 @@ TEST_CASE("scalar constants take the array's element type") {
   using E = decltype(0.5 * f);
   static_assert(std::is_same_v<kfuse::detail::expr_traits<E>::value_type, float>);
   static_assert(std::is_same_v<kfuse::detail::expr_traits<decltype(f > 0.0)>::value_type, bool>);
+}
+
+namespace {
+using namespace kfuse::literals;
+// Literals are the doubles the compiler reads for the same digits.
+template <class L>
+bool same_bits(L, double d) {
+  return std::memcmp(&L::value, &d, sizeof d) == 0;
+}
+}  // namespace
+
+TEST_CASE("literals (1.5_kf) are the doubles the compiler reads") {
+  CHECK(same_bits(0.39894228_kf, 0.39894228));
+  CHECK(same_bits(1.330274429_kf, 1.330274429));
+  CHECK(same_bits(0.1_kf, 0.1));
+  CHECK(same_bits(2_kf, 2.0));
+  CHECK(same_bits(.5_kf, 0.5));
+  CHECK(same_bits(1e-3_kf, 1e-3));
+  CHECK(same_bits(2.5E+10_kf, 2.5e10));
+  CHECK(same_bits(1'000.25_kf, 1000.25));
+  CHECK(same_bits(0.0_kf, 0.0));
+  CHECK(same_bits(3.141592653589793_kf, 3.141592653589793));
+  CHECK(same_bits(123456789012345e-22_kf, 123456789012345e-22));
+  CHECK(same_bits(9007199254740992e22_kf, 9007199254740992e22));
+}
+
+TEST_CASE("a program with literals computes what it computes with plain doubles") {
+  kfuse::Grid<1> grid(kfuse::Comm(), {1000});
+  kfuse::Array<double, 1> a(grid, "a"), u(grid, "u"), v(grid, "v");
+  a.fill_with(KOKKOS_LAMBDA(std::int64_t i) { return -2.0 + 0.004 * double(i); });
+  // A formula used twice, as Black-Scholes uses its cumulative normal.
+  auto twice = [](auto x, auto c1, auto c2) {
+    auto f = [&](auto y) { return c1 * kfuse::exp(-c2 * y * y) * (c2 + y); };
+    return f(x) + f(x * c1);
+  };
+  auto with_literals = kfuse::fuse(
+      a, u, [&](auto a, auto u) { return kfuse::assign(u, twice(a, 0.39894228_kf, 0.5_kf)); });
+  auto with_doubles = kfuse::fuse(
+      a, v, [&](auto a, auto v) { return kfuse::assign(v, twice(a, 0.39894228, 0.5)); });
+  with_literals();
+  with_doubles();
+  check_close(u.gather(), v.gather(), 0.0);
+  CHECK(with_literals.explain().find("0.39894228") != std::string::npos);
+  auto unfused = kfuse::fuse<kfuse::Unfused>(
+      a, u, [&](auto a, auto u) { return kfuse::assign(u, twice(a, 0.39894228_kf, 0.5_kf)); });
+  u.fill(0.0);
+  unfused();
+  check_close(u.gather(), v.gather(), 1e-15);
 }
 
 TEST_CASE("pow(e, n): exact products for n = 1, 2, 3, repeated squaring otherwise") {

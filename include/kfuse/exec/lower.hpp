@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kfuse/expr/literal.hpp"
 #include "kfuse/expr/operation.hpp"
 #include "kfuse/expr/reduction.hpp"
 #include "kfuse/expr/sparse_product.hpp"
@@ -91,6 +92,10 @@ auto shifted(const ViewRead<T, N, Zero>& read) {
 
 template <class T, class Ctx>
 auto lower(const Constant<T>& c, const Ctx&) {
+  return c;
+}
+template <char... C, class Ctx>
+auto lower(const Literal<C...>& c, const Ctx&) {
   return c;
 }
 template <int D, class Ctx>

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "kfuse/expr/literal.hpp"
 #include "kfuse/expr/operation.hpp"
 #include "kfuse/expr/reduction.hpp"
 #include "kfuse/expr/sparse_product.hpp"
@@ -39,6 +40,10 @@ std::string describe(const Constant<T>& c, const Names&) {
     if (s.back() == '.') s.pop_back();
   }
   return s;
+}
+template <char... C, class Names>
+std::string describe(const Literal<C...>&, const Names&) {
+  return std::string{C...};  // as written, without its suffix
 }
 template <int D, class Names>
 std::string describe(const Index<D>&, const Names&) {

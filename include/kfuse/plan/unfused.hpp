@@ -37,15 +37,43 @@
 #include <boost/hana/length.hpp>
 #include <boost/hana/tuple.hpp>
 
+#include "kfuse/expr/literal.hpp"
 #include "kfuse/expr/walk.hpp"
 #include "kfuse/plan/access.hpp"
 #include "kfuse/plan/statement.hpp"
 
 namespace kfuse::detail {
 
-/// What the rewrite materialises: every node with children (expr/walk.hpp), and A * x.
 template <class E>
-constexpr bool is_operation_v = !is_leaf_node_v<E> || is_sparse_product<E>::value;
+struct is_constant : std::false_type {};
+template <class T>
+struct is_constant<Constant<T>> : std::true_type {};
+template <char... C>
+struct is_constant<Literal<C...>> : std::true_type {};
+
+/// Whether E combines constants only (-1.5_kf, sqrt(2.0)): a number, computed in place.
+template <class E>
+constexpr bool of_constants_only();
+template <class Children, std::size_t... I>
+constexpr bool children_of_constants_only(std::index_sequence<I...>) {
+  return (true && ... && of_constants_only<std::decay_t<std::tuple_element_t<I, Children>>>());
+}
+template <class E>
+constexpr bool of_constants_only() {
+  if constexpr (is_leaf_node_v<E>) {
+    return is_constant<E>::value;
+  } else {
+    using Children = children_t<E>;
+    return children_of_constants_only<Children>(
+        std::make_index_sequence<std::tuple_size_v<Children>>{});
+  }
+}
+
+/// What the rewrite materialises: every node with children (expr/walk.hpp) but those of
+/// constants only, and A * x.
+template <class E>
+constexpr bool is_operation_v =
+    (!is_leaf_node_v<E> && !of_constants_only<E>()) || is_sparse_product<E>::value;
 
 // ---- SharedOr: a later occurrence of an operation held in a temporary ---------------
 
@@ -125,11 +153,6 @@ constexpr bool stateless() {
            stateless_children<Children>(std::make_index_sequence<std::tuple_size_v<Children>>{});
   }
 }
-
-template <class E>
-struct is_constant : std::false_type {};
-template <class T>
-struct is_constant<Constant<T>> : std::true_type {};
 
 template <class Op>
 bool same_operation(const Op&, const Op&) {
