@@ -261,6 +261,9 @@ TEST_CASE("a breakdown leaves x as it was, never inf or NaN") {
   INFO("cg on diag(1, ..., 1, 0): " << result.reason << " after " << result.iterations
                                      << " iterations, x[0] = " << x.gather()[0]);
   CHECK_FALSE(result.converged);
+  // The second direction lies in the null space (p.Ap = 0 while p.p > 0).
+  CHECK(result.reason == "breakdown");
+  CHECK(result.iterations == 2);
   CHECK(finite(x.gather()));
 
   x.fill(0.5);

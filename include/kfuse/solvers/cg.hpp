@@ -1,17 +1,19 @@
 // kfuse::cg and kfuse::cg_matfree: the conjugate gradient method, written
 // with kfuse::fuse as a user would. One iteration is one program of 3 kernels
 // and 2 allreduces (static_assert below):
-//   kernel 1: Ap = A p, pAp = p.Ap, pp = p.p           (ghost import / halo overlapped)
+//   kernel 1: Ap = A p, pAp = p.Ap                      (ghost import / halo overlapped)
 //   host:     alpha = rr / pAp (0 on a breakdown: x and r stay as they were)
 //   kernel 2: r -= alpha Ap, rr' = r.r
-//   host:     beta = rr' / rr, rr = rr'
+//   host:     beta = rr' / rr, pp = rr' + beta^2 pp, rr = rr'
 //   kernel 3: x += alpha p, p = r + beta p
+// pp = p.p (for the breakdown test) follows from CG's identities: the new p
+// is r + beta p with r orthogonal to the old p.
 // x is updated in kernel 3, which reads p anyway (before overwriting it), not
 // in kernel 2: 8 bytes a row less per iteration than PETSc's order.
 // With the Jacobi preconditioner, z = D^-1 r is never stored: kernel 2 also
 // reduces r.z and kernel 3 computes p = D^-1 r + beta p. Any other
 // preconditioner M runs between two programs, as PETSc's KSPCG runs it:
-//   kernel 1: Ap = A p, pAp, pp;  host: alpha;  kernel 2: x += alpha p, r -= alpha Ap, rr
+//   kernel 1: Ap = A p, pAp, pp = p.p;  host: alpha;  kernel 2: x += alpha p, r -= alpha Ap, rr
 //   z = M r;  kernel 3: rz' = r.z;  host: beta;  kernel 4: p = z + beta p
 //
 // SolverOptions::cg_single_reduction (no preconditioner) runs Chronopoulos
@@ -46,7 +48,8 @@ namespace kfuse {
 namespace detail {
 
 /// The largest Rayleigh quotient pAp / pp seen so far: an estimate of ||A||
-/// from below (pp = p.p costs kernel 1 one product: it reads p anyway).
+/// from below (pp = p.p: a recurrence without a preconditioner, else one
+/// more product in the kernel of A p, which reads p anyway).
 template <class M, class P, class Q>
 auto largest_rayleigh_quotient(const M& rq_max, const P& pAp, const Q& pp) {
   return where(pAp > rq_max * pp, pAp / pp, rq_max);
@@ -71,12 +74,14 @@ struct CgScalars {
       beta{"beta"};
 };
 
-/// The start of a CG solve: r = b - A x, rr = r.r, no Rayleigh quotient yet.
+/// The start of a CG solve: r = b - A x, rr = r.r, pp = rr (the first p is
+/// r), no Rayleigh quotient yet.
 template <class Apply, class V, class T>
 void cg_start(const Apply& apply, const V& x, const V& b, V& r, const CgScalars<T>& c) {
   r = b - apply(x);
-  Scalar<T> rr = c.rr, rq_max = c.rq_max;  // handles: share the values
+  Scalar<T> rr = c.rr, pp = c.pp, rq_max = c.rq_max;  // handles: share the values
   rr = eval(dot(r, r));
+  pp = rr.value();
   rq_max = T(0);
 }
 
@@ -86,22 +91,22 @@ void cg_start(const Apply& apply, const V& x, const V& b, V& r, const CgScalars<
 template <class Policy = Fused, class Apply, class V, class T>
 auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const V& Ap,
                   const CgScalars<T>& c) {
-  return fuse<Policy>(
-      x, r, p, Ap, c.rr, c.pAp, c.pp, c.rq_max, c.alpha, c.rr_new, c.beta,
-      [apply](auto x, auto r, auto p, auto Ap, auto rr, auto pAp, auto pp, auto rq_max, auto alpha,
-              auto rr_new, auto beta) {
-        return seq(assign(Ap, apply(p)),                                       // kernel 1
-                   reduce(pAp, dot(p, Ap)),                                    //
-                   reduce(pp, dot(p, p)),                                      //
-                   assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),  // host
-                   assign(alpha, step_length(rr, pAp, pp, rq_max)),            //
-                   assign(r, r - alpha * Ap),                                  // kernel 2
-                   reduce(rr_new, dot(r, r)),                                  //
-                   assign(beta, rr_new / rr),                                  // host
-                   assign(rr, rr_new),                                         //
-                   assign(x, x + alpha * p),  // kernel 3 (the old p)
-                   assign(p, r + beta * p));  //
-      });
+  return fuse<Policy>(x, r, p, Ap, c.rr, c.pAp, c.pp, c.rq_max, c.alpha, c.rr_new, c.beta,
+                      [apply](auto x, auto r, auto p, auto Ap, auto rr, auto pAp, auto pp,
+                              auto rq_max, auto alpha, auto rr_new, auto beta) {
+                        return seq(
+                            assign(Ap, apply(p)),                                        // kernel 1
+                            reduce(pAp, dot(p, Ap)),                                     //
+                            assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),  // host
+                            assign(alpha, step_length(rr, pAp, pp, rq_max)),             //
+                            assign(r, r - alpha * Ap),                                   // kernel 2
+                            reduce(rr_new, dot(r, r)),                                   //
+                            assign(beta, rr_new / rr),                                   // host
+                            assign(pp, rr_new + beta * beta * pp),                       //
+                            assign(rr, rr_new),                                          //
+                            assign(x, x + alpha * p),  // kernel 3 (the old p)
+                            assign(p, r + beta * p));  //
+                      });
 }
 
 /// One single-reduction CG iteration as a program (x, r, p, s = A p, w = A r,
