@@ -90,7 +90,7 @@ KOKKOS_INLINE_FUNCTION void sum_over_lanes(std::int64_t begin, std::int64_t end,
   double lane[M][lanes] = {};
   std::int64_t k = begin;
   for (; k + lanes <= end; k += lanes) {
-    KFUSE_INDEPENDENT_ITERATIONS
+    KFUSE_INDEPENDENT_LANES
     for (int l = 0; l < lanes; ++l) point(k + l, LaneSums<M>{lane, l});
   }
   for (int l = 0; k + l < end; ++l) point(k + l, LaneSums<M>{lane, l});

@@ -351,7 +351,7 @@ struct InnerLoop {
       lanes.init();
       index_t k = begin;
       for (; k + host_lanes <= end; k += host_lanes) {
-        KFUSE_INDEPENDENT_ITERATIONS
+        KFUSE_INDEPENDENT_LANES
         for (int l = 0; l < host_lanes; ++l) kernel(outer..., k + l, LaneOf<Lanes>{&lanes, l});
       }
       for (int l = 0; k + l < end; ++l) kernel(outer..., k + l, LaneOf<Lanes>{&lanes, l});
