@@ -26,7 +26,7 @@ struct SpmvDot {
   RowOf row_of;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, Lane sums) const {
-    const int row = row_of(k);
+    const std::int64_t row = row_of(k);
     const double product = A.row_times(row, y);
     v(row) = product;
     sums[0] += product * r_hat(row);

@@ -26,7 +26,7 @@ struct SpmvDots {
   RowOf row_of;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, Lane sums) const {
-    const int row = row_of(k);
+    const std::int64_t row = row_of(k);
     const double y = A.row_times(row, s);
     t(row) = y;
     sums[0] += y * s(row);

@@ -25,7 +25,7 @@ struct SpmvDots {  // t = A s^, t.s, t.t
   RowOf row_of;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, Lane sums) const {
-    const int row = row_of(k);
+    const std::int64_t row = row_of(k);
     const double y = A.row_times(row, s_hat);
     t(row) = y;
     sums[0] += y * s(row);

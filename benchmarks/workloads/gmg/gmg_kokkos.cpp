@@ -47,7 +47,7 @@ struct Residual {  // t = r - A u
   View t;
   RowOf row_of;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k) const {
-    const int row = row_of(k);
+    const std::int64_t row = row_of(k);
     t(row) = r(row) - A.row_times(row, u);
   }
 };
@@ -60,7 +60,7 @@ struct RestrictSweep {  // x_c = w_c D_c^-1 (R t)
   double wc;
   RowOf row_of;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k) const {
-    const int row = row_of(k);
+    const std::int64_t row = row_of(k);
     xc(row) = wc * dinv_c(row) * R.row_times(row, t);
   }
 };
@@ -72,7 +72,7 @@ struct Correct {  // u += P x_c
   View u;
   RowOf row_of;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k) const {
-    const int row = row_of(k);
+    const std::int64_t row = row_of(k);
     u(row) += P.row_times(row, xc);
   }
 };
@@ -86,7 +86,7 @@ struct PostSweepDot {  // z = u + w D^-1 (r - A u), r.z
   RowOf row_of;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, Lane sums) const {
-    const int row = row_of(k);
+    const std::int64_t row = row_of(k);
     const double zi = u(row) + w * dinv(row) * (r(row) - A.row_times(row, u));
     z(row) = zi;
     sums[0] += r(row) * zi;
@@ -100,7 +100,7 @@ struct Start {  // r = b - A x, u = w D^-1 r
   double w;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Lane sums) const {
-    const double ri = b(i) - A.row_times(int(i), x);
+    const double ri = b(i) - A.row_times(i, x);
     r(i) = ri;
     u(i) = w * dinv(i) * ri;
     sums[0] += ri * ri;

@@ -44,9 +44,10 @@ struct Csr {
   Matrix::index_view col;
   ConstView val;
   explicit Csr(const Matrix& A) : row_ptr(A.row_ptr()), col(A.col_idx()), val(A.values()) {}
-  KOKKOS_INLINE_FUNCTION double row_times(int row, const ConstView& x) const {
-    // Raw pointers in locals (the views are contiguous), as kfuse's row read
-    // does: the compiler then keeps the loop's addresses in registers.
+  KOKKOS_INLINE_FUNCTION double row_times(std::int64_t row, const ConstView& x) const {
+    // Raw pointers in locals (the views are contiguous) and a 64-bit row, as
+    // kfuse's row read does: the compiler then keeps the loop's addresses in
+    // registers (an int row was sign-extended and rescaled at every row).
     const int* const column = col.data();
     const double* const value = val.data();
     const double* const xs = x.data();
@@ -66,7 +67,7 @@ struct SpmvPAp {
   RowOf row_of;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, Lane sums) const {
-    const int row = row_of(k);
+    const std::int64_t row = row_of(k);
     const double y = A.row_times(row, p);
     Ap(row) = y;
     sums[0] += p(row) * y;
@@ -81,7 +82,7 @@ struct ResidualStart {
   View r, copy;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Lane sums) const {
-    const double ri = b(i) - A.row_times(int(i), x);
+    const double ri = b(i) - A.row_times(i, x);
     r(i) = ri;
     copy(i) = ri;
     sums[0] += ri * ri;
@@ -92,11 +93,11 @@ struct ResidualStart {
 /// Which row launch index k is: the k-th of a list, or the k-th after `first`.
 struct ListedRows {
   Rows rows;
-  KOKKOS_INLINE_FUNCTION int operator()(std::int64_t k) const { return rows(k); }
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t k) const { return rows(k); }
 };
 struct RowsFrom {
   std::int64_t first;
-  KOKKOS_INLINE_FUNCTION int operator()(std::int64_t k) const { return int(first + k); }
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t k) const { return first + k; }
 };
 
 /// Runs `make(row_of)` (a body over launch indices k, row_of(k) its row,
