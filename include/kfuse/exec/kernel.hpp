@@ -164,6 +164,12 @@ bool all_powers_small(const E& e) {
   return every_node<is_pow_int>(e, [](const auto& node) { return node.op.small(); });
 }
 
+/// Whether every pow(e, n) of integer n in a lowered tree has n = 2.
+template <class E>
+bool all_powers_squares(const E& e) {
+  return every_node<is_pow_int>(e, [](const auto& node) { return node.op.is_square(); });
+}
+
 // ---- the kernel -----------------------------------------------------------
 
 /// One group as a Kokkos functor over view coordinates, so the same functor
@@ -186,7 +192,9 @@ struct GroupKernel {
   static constexpr bool holds_powers = holds_node<is_pow_int, Body>();
   static constexpr bool reads_sparse_rows = holds_node<is_sparse_row_read, Body>();
   bool powers_small() const { return all_powers_small(body); }
+  bool powers_squares() const { return all_powers_squares(body); }
   auto assuming_small_powers() const { return under<typename Facts::with_small_powers>(); }
+  auto assuming_squares() const { return under<typename Facts::with_squares>(); }
   auto assuming_owned_columns() const { return under<typename Facts::with_owned_columns>(); }
 
   template <class A>  // Accumulators, or a host call's LaneOf
@@ -265,7 +273,9 @@ struct RowListKernel {
   static constexpr bool holds_powers = Kernel::holds_powers;
   static constexpr bool reads_sparse_rows = Kernel::reads_sparse_rows;
   bool powers_small() const { return kernel.powers_small(); }
+  bool powers_squares() const { return kernel.powers_squares(); }
   auto assuming_small_powers() const { return with_kernel(kernel.assuming_small_powers()); }
+  auto assuming_squares() const { return with_kernel(kernel.assuming_squares()); }
   auto assuming_owned_columns() const { return with_kernel(kernel.assuming_owned_columns()); }
   template <class Other>
   RowListKernel<Other> with_kernel(const Other& other) const {
@@ -422,13 +432,16 @@ struct GroupLauncher;
 
 /// Host CPUs: an InnerLoop over the innermost dimension, whose partial sums are joined in
 /// call order. A kernel with integer powers whose exponents all are small runs under
-/// PointFacts::small_powers: its loop then holds no test on n and vectorises.
+/// PointFacts::small_powers: its loop then holds no test on n and vectorises; one whose
+/// exponents all are 2 (the common case) under PointFacts::squares: not even a select.
 template <>
 struct GroupLauncher<HostSchedule> {
   template <int N, class Kernel, class Accumulators>
   static void run(const std::string& label, const Box<N>& box, const Kernel& kernel,
                   Accumulators* acc) {
     if constexpr (Kernel::holds_powers) {
+      if (kernel.powers_squares())
+        return launch_on_host(label, box, kernel.assuming_squares(), acc);
       if (kernel.powers_small())
         return launch_on_host(label, box, kernel.assuming_small_powers(), acc);
     }

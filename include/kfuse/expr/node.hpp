@@ -116,14 +116,17 @@ using node_t = decltype(as_node(std::declval<std::decay_t<E>>()));
 
 /// What a launch checked to hold at every point it runs, as compile-time
 /// flags that let eval() drop a run-time test (see exec/kernel.hpp, launch):
-/// SmallPowers, every pow(e, n) has n in 1..3 (PowInt::small); OwnedColumns,
-/// every row of a sparse product A * x has only owned columns (no ghosts).
-template <bool SmallPowers = false, bool OwnedColumns = false>
+/// SmallPowers, every pow(e, n) has n in 1..3 (PowInt::small); Squares, every
+/// one has n = 2; OwnedColumns, every row of a sparse product A * x has only
+/// owned columns (no ghosts).
+template <bool SmallPowers = false, bool Squares = false, bool OwnedColumns = false>
 struct PointFacts {
   static constexpr bool small_powers = SmallPowers;
+  static constexpr bool squares = Squares;
   static constexpr bool owned_columns = OwnedColumns;
-  using with_small_powers = PointFacts<true, OwnedColumns>;
-  using with_owned_columns = PointFacts<SmallPowers, true>;
+  using with_small_powers = PointFacts<true, Squares, OwnedColumns>;
+  using with_squares = PointFacts<true, true, OwnedColumns>;
+  using with_owned_columns = PointFacts<SmallPowers, Squares, true>;
 };
 
 /// Points handed to eval(): view coordinates (index 0 = first halo cell).

@@ -167,6 +167,13 @@ struct PowInt {
     const T square = a * a, cube = square * a;
     return exponent == 1 ? a : exponent == 2 ? square : cube;
   }
+  /// n = 2, known: no select (GCC turns small_power's into a branch in the
+  /// loop, around which a reduction's lanes stay in memory).
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T square(const T& a) {
+    return a * a;
+  }
+  KOKKOS_INLINE_FUNCTION bool is_square() const { return exponent == 2; }
   /// Any n. The test on n is the same at every point, but compilers move it
   /// out of a kernel's loop only when the loop is small (GCC: 50
   /// instructions), so host launches run kernels whose powers are all small
@@ -200,7 +207,9 @@ struct Unary : ExprTag {
   E arg;
   template <class P, class R>
   KOKKOS_INLINE_FUNCTION value_type eval(const P& p, R& r) const {
-    if constexpr (std::is_same_v<Op, PowInt> && P::facts::small_powers)
+    if constexpr (std::is_same_v<Op, PowInt> && P::facts::squares)
+      return PowInt::square(static_cast<arg_type>(arg.eval(p, r)));
+    else if constexpr (std::is_same_v<Op, PowInt> && P::facts::small_powers)
       return op.small_power(static_cast<arg_type>(arg.eval(p, r)));
     else
       return op.apply(static_cast<arg_type>(arg.eval(p, r)));
