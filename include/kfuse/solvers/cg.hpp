@@ -55,6 +55,13 @@ auto largest_rayleigh_quotient(const M& rq_max, const P& pAp, const Q& pp) {
   return where(pAp > rq_max * pp, pAp / pp, rq_max);
 }
 
+/// p.p of the new direction p = r + beta p_old, without a sum: r is
+/// orthogonal to p_old (CG's identity), so p.p = r.r + beta^2 (p.p)_old.
+template <class R, class B, class Q>
+auto next_direction_norm2(const R& rr, const B& beta, const Q& pp) {
+  return rr + beta * beta * pp;
+}
+
 /// CG's step length rr / pAp, or 0 on a breakdown: pAp not positive (an
 /// indefinite matrix), NaN, or indistinguishable from 0 at T's precision (p
 /// in the numerical null space of a singular matrix: pAp / pp below
@@ -102,7 +109,7 @@ auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const 
                             assign(r, r - alpha * Ap),                                   // kernel 2
                             reduce(rr_new, dot(r, r)),                                   //
                             assign(beta, rr_new / rr),                                   // host
-                            assign(pp, rr_new + beta * beta * pp),                       //
+                            assign(pp, next_direction_norm2(rr_new, beta, pp)),          //
                             assign(rr, rr_new),                                          //
                             assign(x, x + alpha * p),  // kernel 3 (the old p)
                             assign(p, r + beta * p));  //
@@ -120,8 +127,8 @@ auto cg_single_reduction_iteration(const Apply& apply, const V& x, const V& r, c
   return fuse<Policy>(x, r, p, s, w, c.rr, rw, c.pAp, c.pp, c.rq_max, c.alpha, c.rr_new, c.beta,
                       [apply](auto x, auto r, auto p, auto s, auto w, auto rr, auto rw, auto pAp,
                               auto pp, auto rq_max, auto alpha, auto rr_new, auto beta) {
-                        return seq(assign(pp, rr + beta * beta * pp),    // host
-                                   assign(pAp, rw - beta * beta * pAp),  //
+                        return seq(assign(pp, next_direction_norm2(rr, beta, pp)),  // host
+                                   assign(pAp, rw - beta * beta * pAp),             //
                                    assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),  //
                                    assign(alpha, step_length(rr, pAp, pp, rq_max)),             //
                                    assign(p, r + beta * p),    // kernel 1
