@@ -280,6 +280,51 @@ TEST_CASE("cg with pc::multigrid solves 2-D and 3-D Poisson in few iterations") 
     }
 }
 
+TEST_CASE("cg fuses pc::multigrid's first sweep and r.z into its own kernels") {
+  kfuse::Comm comm;
+  const std::int64_t nx = 31, ny = 29;
+  const auto A = kfuse::poisson2d<double>(comm, nx, ny);
+  const auto b = kfuse_test::rhs_of_ones(A);
+  kfuse::pc::MultigridOptions jacobi;  // u = w D^-1 r, r.z in the last Jacobi sweep
+  jacobi.levels = 3;
+  kfuse::pc::MultigridOptions chebyshev;  // ... in the last Chebyshev step
+  chebyshev.levels = 2;
+  chebyshev.smoother = kfuse::pc::Smoother::chebyshev;
+  chebyshev.sweeps = 2;
+  chebyshev.coarse = kfuse::pc::CoarseSolve::direct;
+  for (const auto& o : {jacobi, chebyshev}) {
+    INFO("chebyshev " << (o.smoother == kfuse::pc::Smoother::chebyshev));
+    const auto M = kfuse::pc::multigrid(A, {nx, ny}, o);
+    // The same preconditioner as a user's callable: CG applies it between its kernels.
+    auto as_callable = [&M](const Vector& r, Vector& z) { M(r, z); };
+    Vector x(A.domain(), "x"), y(A.domain(), "y");
+    const auto fused = kfuse::cg(A, x, b, {}, M);
+    const auto apart = kfuse::cg(A, y, b, {}, as_callable);
+    CHECK(fused.converged);
+    CHECK(fused.iterations == apart.iterations);
+    kfuse_test::check_close(x.gather(), y.gather(), 1e-9);
+    CHECK(kfuse_test::true_residual(A, x, b) <= 1e-7 * kfuse::eval(kfuse::norm2(b)));
+
+    // An iteration: CG's 3 kernels and the cycle's but its first (a direct coarse
+    // solve launches Kokkos Kernels' own: counted from the Jacobi cycle only).
+    kfuse::SolverOptions fixed;
+    fixed.rtol = 0;
+    fixed.max_it = 4;
+    auto kernels_of = [&](int iterations) {
+      fixed.max_it = iterations;
+      x.fill(0.0);
+      kfuse::KernelCounter counter;
+      kfuse::cg(A, x, b, fixed, M);
+      return counter.compute_kernels();
+    };
+    const auto per_iteration = kernels_of(4) - kernels_of(3);
+    if (o.coarse == kfuse::pc::CoarseSolve::smoother)
+      CHECK(per_iteration == 3 + M.kernels_per_cycle() - 1);
+    else
+      CHECK(per_iteration >= 3 + M.kernels_per_cycle() - 1);
+  }
+}
+
 TEST_CASE("pc::multigrid errors: kfuse::Error on every rank") {
   kfuse::Comm comm;
   const auto A = kfuse::poisson2d<double>(comm, 9, 8);

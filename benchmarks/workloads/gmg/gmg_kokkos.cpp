@@ -13,8 +13,10 @@
 //   5: u += P x_c                                        (the correction)
 //   6: z = u + w D^-1 (r - A u), r.z                     (the post-sweep)
 //   7: p = z + beta p
-// and one allreduce after kernels 1, 2 and 6. gmg_solve's `kokkos` runs the
-// same iterations until ||r|| <= gmg_rtol ||b||, kfuse::cg's test.
+// and one allreduce after kernels 1, 2 and 6. Kernels 3 to 7 prepare the next
+// iteration: the last iteration of a solve skips them, as kfuse::cg and PETSc
+// do. gmg_solve's `kokkos` runs the same iterations until ||r|| <= gmg_rtol
+// ||b||, kfuse::cg's test.
 #include <cmath>
 #include <string>
 
@@ -127,6 +129,7 @@ class Hand final : public Variant {
         dinv_c_(kfuse::detail::inverse_diagonal("gmg", M_.matrix(1)).view()),
         w_(M_.jacobi_weight(0)),
         wc_(M_.jacobi_weight(1)),
+        iterations_(setup.iterations),
         x_(A_, "x"),
         p_(A_, "p"),
         u_(A_, "u"),
@@ -144,11 +147,24 @@ class Hand final : public Variant {
   void reset() override {
     Kokkos::deep_copy(x_.all, 0.0);
     steps_ = 0;
+    started_ = false;
   }
 
+  /// Setup::iterations steps are one solve from the current x, as the fused
+  /// variant's are.
   void step() override {
+    if (steps_ % iterations_ == 0) restart();
+    iterate(++steps_ % iterations_ == 0, 0.0);
+  }
+
+  /// The next iterate() starts a solve from the current x.
+  void restart() { started_ = false; }
+  /// One CG iteration, and the V-cycle and direction for the next unless this
+  /// is the `last` or ||r|| <= stop.
+  void iterate(bool last, double stop) {
     const Comm& comm = A_.range().comm();
-    if (steps_++ == 0) {  // r = b - A x, z = M r, p = z
+    if (!started_) {  // r = b - A x, z = M r, p = z
+      started_ = true;
       x_.import(A_);
       double rr = 0;
       reduce_rows<1>(hand_label("gmg: r = b - A x, u = w D^-1 r"), n_,
@@ -169,6 +185,7 @@ class Hand final : public Variant {
               UpdateFirstSweep{x_.owned_part(), r_, u_.owned_part(), p_.all, Ap_, dinv_, alpha, w_},
               &rr);
     rr_ = comm.allreduce(rr, ReduceOp::sum);  // the convergence test's ||r||
+    if (last || residual_norm() <= stop) return;
     const double rz_new = cycle_rest();
     const double beta = rz_new / rz_;
     rz_ = rz_new;
@@ -221,10 +238,12 @@ class Hand final : public Variant {
   std::int64_t n_;
   View dinv_, dinv_c_;
   double w_, wc_;
+  int iterations_;  // of a fixed-length solve (gmg)
   ColumnVector x_, p_, u_, t_, xc_;
   View r_, Ap_, z_;
   double rz_ = 0, rr_ = 0;
   int steps_ = 0;
+  bool started_ = false;
 };
 
 /// gmg_solve by hand: Hand's iterations until ||r|| <= gmg_rtol ||b||.
@@ -234,8 +253,9 @@ class HandSolve final : public Variant {
   void reset() override { hand_.reset(); }
   void step() override {
     iterations_ = 0;
+    hand_.restart();
     do {
-      hand_.step();
+      hand_.iterate(iterations_ + 1 == gmg_max_it, gmg_rtol * b_norm_);
       ++iterations_;
     } while (hand_.residual_norm() > gmg_rtol * b_norm_ && iterations_ < gmg_max_it);
     if (hand_.residual_norm() > gmg_rtol * b_norm_)

@@ -15,6 +15,10 @@
 // preconditioner M runs between two programs, as PETSc's KSPCG runs it:
 //   kernel 1: Ap = A p, pAp, pp = p.p;  host: alpha;  kernel 2: x += alpha p, r -= alpha Ap, rr
 //   z = M r;  kernel 3: rz' = r.z;  host: beta;  kernel 4: p = z + beta p
+// pc::multigrid's ends fuse into CG, as an expert writes CG around a known
+// V-cycle: kernel 2 also computes the cycle's first sweep u = w D^-1 r (pointwise
+// in r), the cycle's last kernel (which writes z) also reduces r.z, and kernel 3
+// goes: 3 kernels of CG's own and the cycle's but its first.
 //
 // SolverOptions::cg_single_reduction (no preconditioner) runs Chronopoulos
 // and Gear's form, PETSc's KSPCG with -ksp_cg_single_reduction: with s = A p
@@ -159,33 +163,46 @@ void cg_single_reduction_start(const Apply& apply, const V& r, V& p, V& s, V& w,
   beta = T(0);
 }
 
+/// u = w D^-1 r (pcg_step's kernel 2).
+template <class R, class U, class D, class W>
+auto assign_first_sweep(const R& r, const U& u, const D& dinv, const W& w) {
+  return assign(u, w * (dinv * r));
+}
+
 /// Preconditioned CG with an operator M, the step to the new x and r (p,
-/// Ap, rz and the CgScalars bound): 2 kernels.
-template <class Policy = Fused, class Apply, class V, class T>
+/// Ap, rz and the CgScalars bound): 2 kernels. Given M's first sweep (u,
+/// D^-1, w: Multigrid::Ends), kernel 2 also computes u = w D^-1 r.
+template <class Policy = Fused, class Apply, class V, class T, class... FirstSweep>
 auto pcg_step(const Apply& apply, const V& x, const V& r, const V& p, const V& Ap,
-              const Scalar<T>& rz, const CgScalars<T>& c) {
-  return fuse<Policy>(x, r, p, Ap, c.rr, rz, c.pAp, c.pp, c.rq_max, c.alpha,
+              const Scalar<T>& rz, const CgScalars<T>& c, const FirstSweep&... first_sweep) {
+  return fuse<Policy>(x, r, p, Ap, c.rr, rz, c.pAp, c.pp, c.rq_max, c.alpha, first_sweep...,
                       [apply](auto x, auto r, auto p, auto Ap, auto rr, auto rz, auto pAp, auto pp,
-                              auto rq_max, auto alpha) {
-                        return seq(assign(Ap, apply(p)),  // kernel 1
-                                   reduce(pAp, dot(p, Ap)), reduce(pp, dot(p, p)),
-                                   assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),
-                                   assign(alpha, step_length(rz, pAp, pp, rq_max)),
-                                   assign(x, x + alpha * p),  // kernel 2
-                                   assign(r, r - alpha * Ap), reduce(rr, dot(r, r)));
+                              auto rq_max, auto alpha, auto... first_sweep) {
+                        auto step = [&](const auto&... more) {
+                          return seq(assign(Ap, apply(p)),  // kernel 1
+                                     reduce(pAp, dot(p, Ap)), reduce(pp, dot(p, p)),
+                                     assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),
+                                     assign(alpha, step_length(rz, pAp, pp, rq_max)),
+                                     assign(x, x + alpha * p),  // kernel 2
+                                     assign(r, r - alpha * Ap), reduce(rr, dot(r, r)), more...);
+                        };
+                        if constexpr (sizeof...(first_sweep) == 0)
+                          return step();
+                        else
+                          return step(assign_first_sweep(r, first_sweep...));
                       });
 }
 
-/// ... and, once z = M r, the new direction: 2 kernels.
-template <class Policy = Fused, class V, class T>
-auto pcg_direction(const V& r, const V& z, const V& p, const Scalar<T>& rz,
-                   const Scalar<T>& rz_new, const Scalar<T>& beta) {
-  return fuse<Policy>(r, z, p, rz, rz_new, beta,
-                      [](auto r, auto z, auto p, auto rz, auto rz_new, auto beta) {
-                        return seq(reduce(rz_new, dot(r, z)),  // kernel 3
-                                   assign(beta, rz_new / rz), assign(rz, rz_new),
-                                   assign(p, z + beta * p));  // kernel 4
-                      });
+/// ... and, once z = M r, the new direction: 2 kernels; 1 without r, when
+/// M's last kernel reduced rz_new = r.z (Multigrid::Ends).
+template <class Policy = Fused, class V, class T, class... R>
+auto pcg_direction(const V& z, const V& p, const Scalar<T>& rz, const Scalar<T>& rz_new,
+                   const Scalar<T>& beta, const R&... r) {
+  return fuse<Policy>(
+      z, p, rz, rz_new, beta, r..., [](auto z, auto p, auto rz, auto rz_new, auto beta, auto... r) {
+        return seq(reduce(rz_new, dot(r, z))...,  // kernel 3 (with r)
+                   assign(beta, rz_new / rz), assign(rz, rz_new), assign(p, z + beta * p));
+      });
 }
 
 /// The preconditioned CG's stop on r.z (PETSc's KSPCG): NaN ("not finite"),
@@ -315,15 +332,29 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
     }
     p = z;
     const V& Ap = held[2];
-    auto step = pcg_step(apply, x, r, p, Ap, rz, c);
-    auto direction = pcg_direction(r, z, p, rz, rz_new, beta);
-    static_assert(decltype(step)::kernel_count == 2 && decltype(direction)::kernel_count == 2,
-                  "kfuse::cg: a preconditioned iteration must fuse into 4 kernels");
-    return iterate(step, [&](T before) {
-      apply_preconditioner(api, m, r, z);
-      direction();
-      return preconditioner_breakdown(rz.value(), before);
-    });
+    if constexpr (fuses_cycle_ends<M>::value) {
+      // M's first kernel runs in kernel 2, and its last reduces r.z.
+      const auto ends = m.ends(r, z);
+      auto step = pcg_step(apply, x, r, p, Ap, rz, c, ends.u, ends.inverse_diagonal, ends.w);
+      auto direction = pcg_direction(z, p, rz, ends.rz, beta);
+      static_assert(decltype(step)::kernel_count == 2 && decltype(direction)::kernel_count == 1,
+                    "kfuse::cg: an iteration around a V-cycle must fuse into 3 kernels");
+      return iterate(step, [&](T before) {
+        m.apply_from_first_sweep(r, z);
+        direction();
+        return preconditioner_breakdown(rz.value(), before);
+      });
+    } else {
+      auto step = pcg_step(apply, x, r, p, Ap, rz, c);
+      auto direction = pcg_direction(z, p, rz, rz_new, beta, r);
+      static_assert(decltype(step)::kernel_count == 2 && decltype(direction)::kernel_count == 2,
+                    "kfuse::cg: a preconditioned iteration must fuse into 4 kernels");
+      return iterate(step, [&](T before) {
+        apply_preconditioner(api, m, r, z);
+        direction();
+        return preconditioner_breakdown(rz.value(), before);
+      });
+    }
   }
 }
 

@@ -216,16 +216,19 @@ auto chebyshev_second_step(const CsrMatrix<T>& A, const Vector<T>& x2, const Vec
                       });
 }
 
-/// x_next = previous x_prev + current x + residual D^-1 (r - A x).
-template <class Policy = Fused, class T>
+/// x_next = previous x_prev + current x + residual D^-1 (r - A x); given rz,
+/// also rz = r.x_next (pc::multigrid's last kernel reducing a solver's r.z).
+template <class Policy = Fused, class T, class... Dot>
 auto chebyshev_step(const CsrMatrix<T>& A, const Vector<T>& next, const Vector<T>& x,
                     const Vector<T>& prev, const Vector<T>& dinv, const Vector<T>& r,
-                    const ChebyshevScalars<T>& c) {
-  return fuse<Policy>(
-      next, x, prev, dinv, r, c.previous, c.current, c.residual,
-      [A](auto next, auto x, auto prev, auto dinv, auto r, auto previous, auto current, auto s) {
-        return seq(assign(next, previous * prev + current * x + s * (dinv * (r - A * x))));
-      });
+                    const ChebyshevScalars<T>& c, const Dot&... rz) {
+  return fuse<Policy>(next, x, prev, dinv, r, c.previous, c.current, c.residual, rz...,
+                      [A](auto next, auto x, auto prev, auto dinv, auto r, auto previous,
+                          auto current, auto s, auto... rz) {
+                        return seq(
+                            assign(next, previous * prev + current * x + s * (dinv * (r - A * x))),
+                            reduce(rz, dot(r, next))...);
+                      });
 }
 
 /// The programs of one apply, bound to one (r, z): iterate j lies in slot

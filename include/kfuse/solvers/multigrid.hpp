@@ -376,13 +376,15 @@ auto mg_first_sweep(const Vector<T>& x, const Vector<T>& dinv, const Vector<T>& 
   });
 }
 
-/// out = in + w D^-1 (b - A in).
-template <class Policy = Fused, class T>
+/// out = in + w D^-1 (b - A in); given rz, also rz = b.out (the cycle's
+/// last kernel reducing a solver's r.z, Multigrid::apply_from_first_sweep).
+template <class Policy = Fused, class T, class... Dot>
 auto mg_sweep(const CsrMatrix<T>& A, const Vector<T>& out, const Vector<T>& in,
-              const Vector<T>& dinv, const Vector<T>& b, const Scalar<T>& w) {
-  return fuse<Policy>(out, in, dinv, b, w, [A](auto out, auto in, auto dinv, auto b, auto w) {
-    return seq(assign(out, in + w * (dinv * (b - A * in))));
-  });
+              const Vector<T>& dinv, const Vector<T>& b, const Scalar<T>& w, const Dot&... rz) {
+  return fuse<Policy>(
+      out, in, dinv, b, w, rz..., [A](auto out, auto in, auto dinv, auto b, auto w, auto... rz) {
+        return seq(assign(out, in + w * (dinv * (b - A * in))), reduce(rz, dot(b, out))...);
+      });
 }
 
 /// t = b - A x; b_c = R t; x_c = w_c D_c^-1 b_c (the coarse level's first sweep).
@@ -438,13 +440,22 @@ struct MultigridPrograms {
   using Step = decltype(chebyshev_step<Policy>(any<CsrMatrix<T>>(), any<Vector<T>>(),
                                                any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>(),
                                                any<Vector<T>>(), any<ChebyshevScalars<T>>()));
+  // The last post-smoothing iteration of level 0 reducing r.z as well.
+  using SweepDot = decltype(mg_sweep<Policy>(any<CsrMatrix<T>>(), any<Vector<T>>(),
+                                             any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>(),
+                                             any<Scalar<T>>(), any<Scalar<T>>()));
+  using StepDot = decltype(chebyshev_step<Policy>(
+      any<CsrMatrix<T>>(), any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>(),
+      any<Vector<T>>(), any<ChebyshevScalars<T>>(), any<Scalar<T>>()));
   static_assert(!std::is_same_v<Policy, Fused> ||
                     (First::kernel_count == 1 && Sweep::kernel_count == 1 &&
                      Restrict::kernel_count == 2 && RestrictResidual::kernel_count == 2 &&
                      Correct::kernel_count == 1 && Second::kernel_count == 1 &&
-                     Step::kernel_count == 1),
-                "kfuse::pc::multigrid: a smoother iteration, the correction and the first sweep "
-                "must fuse into one kernel each, the residual and restriction into two");
+                     Step::kernel_count == 1 && SweepDot::kernel_count == 1 &&
+                     StepDot::kernel_count == 1),
+                "kfuse::pc::multigrid: a smoother iteration (with or without r.z), the correction "
+                "and the first sweep must fuse into one kernel each, the residual and restriction "
+                "into two");
 
   /// A level's programs, by the slot each writes (the iterate moves from
   /// slot i to slot i + 1 mod the slot count at every smoother iteration).
@@ -460,6 +471,8 @@ struct MultigridPrograms {
   const void* z = nullptr;
   std::optional<First> first;
   std::vector<Level> levels;
+  std::optional<SweepDot> last_sweep;  // level 0's last iteration with r.z, by smoother
+  std::optional<StepDot> last_step;
 };
 
 /// The direct coarse solve: the coarsest matrix gathered on every rank and
@@ -577,6 +590,20 @@ class Multigrid {
   /// The same without the checks (what the solvers call).
   void apply(const Vector<T>& r, Vector<T>& z) const;
 
+  /// The cycle's ends as a solver fuses them into its own kernels (kfuse::cg,
+  /// as an expert writes CG around a known V-cycle): its first kernel, u = w
+  /// D^-1 r, pointwise in r, which the solver computes in the kernel that
+  /// updates r; and the Scalar into which the cycle's last kernel reduces r.z.
+  struct Ends {
+    Vector<T> u, inverse_diagonal;
+    Scalar<T> w, rz;
+  };
+  /// Binds the cycle to r and z (no checks, no communication).
+  Ends ends(const Vector<T>& r, const Vector<T>& z) const;
+  /// z = M r once u = w D^-1 r is computed (ends()): the rest of the V-cycle,
+  /// its last kernel also reducing ends().rz = r.z (no allreduce: the solver's).
+  void apply_from_first_sweep(const Vector<T>& r, Vector<T>& z) const;
+
  private:
   struct Level {
     Level(const CsrMatrix<T>& a, detail::GridShape s) : A(a), shape(std::move(s)) {}
@@ -597,6 +624,7 @@ class Multigrid {
     int slot_count = 2;  // iterates a smoother keeps: 2 (Jacobi) or 3 (Chebyshev)
     std::vector<Level> levels;
     detail::MultigridPrograms<T, Policy> programs;
+    Scalar<T> rz{"mg.r.z"};  // Ends::rz
   };
   bool chebyshev() const { return state_->options.smoother == Smoother::chebyshev; }
   bool direct(int l) const { return state_->levels[l].direct != nullptr; }
@@ -605,9 +633,10 @@ class Multigrid {
   const Vector<T>& slot(int level, int i, const Vector<T>& z) const;
   void bind(const Vector<T>& r, const Vector<T>& z) const;
   /// Smoother iteration j on level l, the iterate in slot `at` (moved on);
-  /// `from_zero`: the smoothing started from x = 0 (a pre-smoothing).
-  void smooth(int level, int j, bool from_zero, int& at) const;
-  void cycle(int level) const;
+  /// `from_zero`: the smoothing started from x = 0 (a pre-smoothing);
+  /// `reduce_rz`: level 0's last iteration, reducing r.z as well.
+  void smooth(int level, int j, bool from_zero, int& at, bool reduce_rz = false) const;
+  void cycle(int level, bool reduce_rz = false) const;
   /// Writes explain()'s text to `out`; returns the kernels per V-cycle.
   int report(std::ostream& out) const;
   std::shared_ptr<State> state_;
@@ -770,29 +799,44 @@ void Multigrid<T, Policy>::bind(const Vector<T>& r, const Vector<T>& z) const {
                                                       next.slots[0], *next.dinv, next.w));
     p.correct.emplace(detail::mg_correct<Policy>(*level.P, smoothed, result_of(l + 1)));
   }
+  // Level 0's last post-smoothing iteration writes z (from the slot before).
+  const Level& finest = s.levels[0];
+  const int last = final_slot();
+  const Vector<T>& before = slot(0, (last + S - 1) % S, z);
+  if (chebyshev() && s.options.sweeps > 1)
+    programs.last_step.emplace(detail::chebyshev_step<Policy>(
+        finest.A, z, before, slot(0, (last + 1) % S, z), *finest.dinv, r, finest.scalars, s.rz));
+  else
+    programs.last_sweep.emplace(
+        detail::mg_sweep<Policy>(finest.A, z, before, *finest.dinv, r, finest.w, s.rz));
   programs.r = r.storage_id();
   programs.z = z.storage_id();
 }
 
 template <class T, class Policy>
-void Multigrid<T, Policy>::smooth(int l, int j, bool from_zero, int& at) const {
+void Multigrid<T, Policy>::smooth(int l, int j, bool from_zero, int& at, bool reduce_rz) const {
   State& s = *state_;
   Level& level = s.levels[l];
   auto& p = s.programs.levels[static_cast<std::size_t>(l)];
   at = (at + 1) % s.slot_count;
   if (!chebyshev() || j == 0) {  // Jacobi, or Chebyshev's x_1 = x_0 + s D^-1 (b - A x_0)
-    (*p.sweep[at])();
+    if (reduce_rz)
+      (*s.programs.last_sweep)();
+    else
+      (*p.sweep[at])();
     return;
   }
   level.coefficients.set(level.scalars, j);
-  if (from_zero && j == 1)
+  if (reduce_rz)
+    (*s.programs.last_step)();
+  else if (from_zero && j == 1)
     (*p.second[at])();
   else
     (*p.step[at])();
 }
 
 template <class T, class Policy>
-void Multigrid<T, Policy>::cycle(int l) const {
+void Multigrid<T, Policy>::cycle(int l, bool reduce_rz) const {
   State& s = *state_;
   auto& p = s.programs.levels[static_cast<std::size_t>(l)];
   const bool coarsest = l + 1 == levels();
@@ -810,7 +854,8 @@ void Multigrid<T, Policy>::cycle(int l) const {
     (*p.restrict_residual)();
   cycle(l + 1);
   (*p.correct)();
-  for (int j = 0; j < s.options.sweeps; ++j) smooth(l, j, false, at);
+  for (int j = 0; j < s.options.sweeps; ++j)
+    smooth(l, j, false, at, reduce_rz && j + 1 == s.options.sweeps);
 }
 
 template <class T, class Policy>
@@ -819,6 +864,21 @@ void Multigrid<T, Policy>::apply(const Vector<T>& r, Vector<T>& z) const {
   if (programs.r != r.storage_id() || programs.z != z.storage_id()) bind(r, z);
   (*programs.first)();
   cycle(0);
+}
+
+template <class T, class Policy>
+auto Multigrid<T, Policy>::ends(const Vector<T>& r, const Vector<T>& z) const -> Ends {
+  const auto& programs = state_->programs;
+  if (programs.r != r.storage_id() || programs.z != z.storage_id()) bind(r, z);
+  const Level& finest = state_->levels[0];
+  return Ends{slot(0, 0, z), *finest.dinv, finest.w, state_->rz};
+}
+
+template <class T, class Policy>
+void Multigrid<T, Policy>::apply_from_first_sweep(const Vector<T>& r, Vector<T>& z) const {
+  auto& programs = state_->programs;
+  if (programs.r != r.storage_id() || programs.z != z.storage_id()) bind(r, z);
+  cycle(0, true);
 }
 
 template <class T, class Policy>

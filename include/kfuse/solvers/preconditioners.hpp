@@ -190,6 +190,13 @@ struct BuiltinOperator {
 template <class F>
 struct is_builtin_preconditioner<BuiltinOperator<F>> : std::true_type {};
 
+/// An operator whose first kernel and last reduction a solver fuses into its
+/// own kernels (pc::multigrid: `ends` and `apply_from_first_sweep`).
+template <class M, class = void>
+struct fuses_cycle_ends : std::false_type {};
+template <class M>
+struct fuses_cycle_ends<M, std::void_t<decltype(&M::apply_from_first_sweep)>> : std::true_type {};
+
 template <class M, class T>
 constexpr bool is_preconditioner_for =
     is_no_preconditioner<M>::value || is_diagonal_preconditioner<M>::value ||
