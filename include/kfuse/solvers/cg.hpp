@@ -163,12 +163,6 @@ void cg_single_reduction_start(const Apply& apply, const V& r, V& p, V& s, V& w,
   beta = T(0);
 }
 
-/// u = w D^-1 r (pcg_step's kernel 2).
-template <class R, class U, class D, class W>
-auto assign_first_sweep(const R& r, const U& u, const D& dinv, const W& w) {
-  return assign(u, w * (dinv * r));
-}
-
 /// Preconditioned CG with an operator M, the step to the new x and r (p,
 /// Ap, rz and the CgScalars bound): 2 kernels. Given M's first sweep (u,
 /// D^-1, w: Multigrid::Ends), kernel 2 also computes u = w D^-1 r.

@@ -372,7 +372,7 @@ template <class Policy = Fused, class T>
 auto mg_first_sweep(const Vector<T>& x, const Vector<T>& dinv, const Vector<T>& b,
                     const Scalar<T>& w) {
   return fuse<Policy>(x, dinv, b, w, [](auto x, auto dinv, auto b, auto w) {
-    return seq(assign(x, w * (dinv * b)));
+    return seq(assign_first_sweep(b, x, dinv, w));
   });
 }
 
@@ -632,6 +632,11 @@ class Multigrid {
   int final_slot() const { return (2 * state_->options.sweeps - 1) % state_->slot_count; }
   const Vector<T>& slot(int level, int i, const Vector<T>& z) const;
   void bind(const Vector<T>& r, const Vector<T>& z) const;
+  /// bind(r, z) unless the programs are bound to them already.
+  void bind_if_new(const Vector<T>& r, const Vector<T>& z) const {
+    const auto& programs = state_->programs;
+    if (programs.r != r.storage_id() || programs.z != z.storage_id()) bind(r, z);
+  }
   /// Smoother iteration j on level l, the iterate in slot `at` (moved on);
   /// `from_zero`: the smoothing started from x = 0 (a pre-smoothing);
   /// `reduce_rz`: level 0's last iteration, reducing r.z as well.
@@ -860,24 +865,21 @@ void Multigrid<T, Policy>::cycle(int l, bool reduce_rz) const {
 
 template <class T, class Policy>
 void Multigrid<T, Policy>::apply(const Vector<T>& r, Vector<T>& z) const {
-  auto& programs = state_->programs;
-  if (programs.r != r.storage_id() || programs.z != z.storage_id()) bind(r, z);
-  (*programs.first)();
+  bind_if_new(r, z);
+  (*state_->programs.first)();
   cycle(0);
 }
 
 template <class T, class Policy>
 auto Multigrid<T, Policy>::ends(const Vector<T>& r, const Vector<T>& z) const -> Ends {
-  const auto& programs = state_->programs;
-  if (programs.r != r.storage_id() || programs.z != z.storage_id()) bind(r, z);
+  bind_if_new(r, z);
   const Level& finest = state_->levels[0];
   return Ends{slot(0, 0, z), *finest.dinv, finest.w, state_->rz};
 }
 
 template <class T, class Policy>
 void Multigrid<T, Policy>::apply_from_first_sweep(const Vector<T>& r, Vector<T>& z) const {
-  auto& programs = state_->programs;
-  if (programs.r != r.storage_id() || programs.z != z.storage_id()) bind(r, z);
+  bind_if_new(r, z);
   cycle(0, true);
 }
 

@@ -197,6 +197,13 @@ struct fuses_cycle_ends : std::false_type {};
 template <class M>
 struct fuses_cycle_ends<M, std::void_t<decltype(&M::apply_from_first_sweep)>> : std::true_type {};
 
+/// Such a cycle's first kernel from z = 0, u = w D^-1 r: the statement the
+/// cycle runs (pc::multigrid) and the one the solver fuses (kfuse::cg's kernel 2).
+template <class R, class U, class D, class W>
+auto assign_first_sweep(const R& r, const U& u, const D& dinv, const W& w) {
+  return assign(u, w * (dinv * r));
+}
+
 template <class M, class T>
 constexpr bool is_preconditioner_for =
     is_no_preconditioner<M>::value || is_diagonal_preconditioner<M>::value ||
