@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include <kfuse/kfuse.hpp>
+#include <kfuse/solvers/extern.hpp>  // the solvers' bodies: tests/solvers/solver_instances.cpp
 
 #include "../io/io_test_support.hpp"
 #include "error_support.hpp"
