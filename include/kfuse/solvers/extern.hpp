@@ -3,8 +3,8 @@
 // Including this header (after or instead of <kfuse/kfuse.hpp>) declares
 // kfuse::cg, bicgstab, gmres and fgmres for double on the default execution
 // space, with no preconditioner, pc::Jacobi, pc::BlockJacobiIlu0, pc::Chebyshev
-// and pc::Multigrid, and those preconditioners' classes (their setup and
-// apply), `extern template`: a file that calls them, or builds one of those
+// and pc::Multigrid, and the setup and apply of those preconditioners' classes,
+// `extern template`: a file that calls them, or builds one of those
 // preconditioners, compiles no solver or preconditioner body. Exactly one file
 // of the program includes <kfuse/solvers/instantiate.hpp>, which compiles them
 // all. Other cases (float, a user callable as M, cg_matfree, a multigrid under
@@ -32,21 +32,36 @@
   KFUSE_DETAIL_SOLVER_WITH_EACH_PRECONDITIONER(X, gmres)    \
   KFUSE_DETAIL_SOLVER_WITH_EACH_PRECONDITIONER(X, fgmres)
 
-// X(class) for each explicitly instantiated preconditioner class.
-#define KFUSE_DETAIL_PRECONDITIONER_INSTANCES(X) \
-  X(pc::Jacobi<double>)                          \
-  X(pc::BlockJacobiIlu0<double>)                 \
-  X(pc::Chebyshev<double>)                       \
-  X(pc::Multigrid<double>)
+// X(member) for each explicitly instantiated member of the preconditioner
+// classes built from a matrix: their setup and applies. Members, not whole
+// classes: `extern template class` would instantiate the classes' programs'
+// types in every file that includes this header, used or not (100 MiB more).
+#define KFUSE_DETAIL_PRECONDITIONER_MEMBERS(X)                                                    \
+  X(pc::BlockJacobiIlu0<double>::BlockJacobiIlu0(const CsrMatrix<double>&))                       \
+  X(void pc::BlockJacobiIlu0<double>::operator()(const Vector<double>&, Vector<double>&) const)   \
+  X(void pc::BlockJacobiIlu0<double>::apply(const Vector<double>&, Vector<double>&) const)        \
+  X(pc::Chebyshev<double>::Chebyshev(const CsrMatrix<double>&, int, const pc::ChebyshevOptions&)) \
+  X(void pc::Chebyshev<double>::operator()(const Vector<double>&, Vector<double>&) const)         \
+  X(void pc::Chebyshev<double>::apply(const Vector<double>&, Vector<double>&) const)              \
+  X(pc::Multigrid<double>::Multigrid(const CsrMatrix<double>&, std::vector<index_t>,              \
+                                     const pc::MultigridOptions&))                                \
+  X(std::string pc::Multigrid<double>::explain() const)                                           \
+  X(int pc::Multigrid<double>::kernels_per_cycle() const)                                         \
+  X(void pc::Multigrid<double>::operator()(const Vector<double>&, Vector<double>&) const)         \
+  X(void pc::Multigrid<double>::apply(const Vector<double>&, Vector<double>&) const)              \
+  X(pc::Multigrid<double>::Ends pc::Multigrid<double>::ends(const Vector<double>&,                \
+                                                            const Vector<double>&) const)         \
+  X(void pc::Multigrid<double>::apply_from_first_sweep(const Vector<double>&, Vector<double>&)    \
+        const)
 
 #define KFUSE_DETAIL_SOLVER_SIGNATURE(solver, M)                                                  \
   SolveResult solver<double, M>(const CsrMatrix<double>&, Vector<double>&, const Vector<double>&, \
                                 const SolverOptions&, const M&)
 #define KFUSE_DETAIL_EXTERN_SOLVER(solver, M) \
   extern template KFUSE_DETAIL_SOLVER_SIGNATURE(solver, M);
-#define KFUSE_DETAIL_EXTERN_PRECONDITIONER(M) extern template class M;
+#define KFUSE_DETAIL_EXTERN_MEMBER(member) extern template member;
 
 namespace kfuse {
 KFUSE_DETAIL_SOLVER_INSTANCES(KFUSE_DETAIL_EXTERN_SOLVER)
-KFUSE_DETAIL_PRECONDITIONER_INSTANCES(KFUSE_DETAIL_EXTERN_PRECONDITIONER)
+KFUSE_DETAIL_PRECONDITIONER_MEMBERS(KFUSE_DETAIL_EXTERN_MEMBER)
 }  // namespace kfuse
