@@ -1,7 +1,8 @@
 # Krylov solvers and preconditioners: the checks that need no PETSc (every build; the
 # one-rank-wrong errors at 2 and 3 ranks), then the comparisons with PETSc (Debian's
 # libpetsc-real-dev through pkg-config, MPI builds). They link the solvers' common cases,
-# explicitly instantiated once (solver_support.hpp).
+# explicitly instantiated once (solver_support.hpp); so does errors.bad_input
+# (tests/errors/tests.cmake).
 add_library(kfuse_test_solver_instances STATIC solvers/solver_instances.cpp)
 target_link_libraries(kfuse_test_solver_instances PRIVATE kfuse::kfuse kfuse_warnings
                                                           kfuse_sanitizers)
