@@ -99,9 +99,11 @@ int run(int argc, char** argv) {
 
   if (comm.rank() == 0) std::fprintf(stderr, "[kfuse-bench] STREAM triad on %d rank(s)\n", comm.size());
   const kfuse::bench::StreamTriad triad(comm, options.stream_elements);
-  const auto stream = triad.measure(options.stream_repetitions);
+  auto stream = triad.measure(options.stream_repetitions);
+  stream.update_gbps = triad.measure_update(options.stream_repetitions);
   if (comm.rank() == 0)
-    std::fprintf(stderr, "[kfuse-bench] STREAM triad: %.1f GB/s\n", stream.gbps);
+    std::fprintf(stderr, "[kfuse-bench] STREAM triad: %.1f GB/s, in-place update: %.1f GB/s\n",
+                 stream.gbps, stream.update_gbps);
 
   const auto rows = kfuse::bench::run_suite(options, comm, stream, triad);
   int failed = 0;

@@ -68,6 +68,7 @@ struct Row {
   std::map<std::string, std::string> build;  ///< Variant::build()
   CompileCost compile;  ///< of the file holding the variant's program (none: cpu_s < 0)
   double stream_gbps = 0;            ///< the suite's triad (at the start)
+  double stream_update_gbps = 0;     ///< the suite's in-place update (StreamResult::update_gbps)
   double stream_gbps_alongside = 0;  ///< median of the triads alongside this workload's repetitions
   /// --kernel-times: rank 0's kernels over `iterations` fenced steps, and those steps' seconds
   std::vector<KernelTime> kernel_times;

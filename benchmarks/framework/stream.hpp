@@ -20,6 +20,11 @@ namespace kfuse::bench {
 
 struct StreamResult {
   double gbps = 0;                 ///< all ranks together
+  /// The in-place update a += s*c on the triad's arrays, counted as STREAM counts (24 bytes an
+  /// element), all ranks together; 0 when not measured (measure_update). Its written array is
+  /// read first, so it pays no write-allocate read: kernels that update arrays in place may
+  /// exceed 100% of the triad by as much as this rate exceeds it.
+  double update_gbps = 0;
   std::int64_t elements_per_rank = 0;
   int repetitions = 0;
   std::int64_t cache_bytes = 0;  ///< last_level_cache_bytes()
@@ -49,9 +54,13 @@ class StreamTriad {
   StreamTriad(const Comm& comm, std::int64_t elements_per_rank);
   /// Best rate over `repetitions` timed triads.
   StreamResult measure(int repetitions) const;
+  /// Best rate over `repetitions` timed in-place updates (StreamResult::update_gbps).
+  double measure_update(int repetitions) const;
 
  private:
   void run() const;  // one triad, not fenced
+  template <class Kernel>
+  double best_gbps(int repetitions, const Kernel& kernel) const;
 
   using View = Kokkos::View<double*, detail::MemSpace>;
   Comm comm_;
