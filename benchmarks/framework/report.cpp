@@ -153,8 +153,9 @@ void write_markdown(std::ostream& out, const std::vector<Row>& rows, const Strea
           << format("%.1f", rows[k].stream_gbps_alongside);
   out << ")";
   if (stream.update_gbps > 0)
-    out << ". Kernels that update arrays in place (`x += a p`) skip the triad's write-allocate "
-           "read and may exceed 100%: the in-place update `a += s c`, counted alike, ran at "
+    out << ". On a CPU, kernels that update arrays in place (`x += a p`) skip the triad's "
+           "write-allocate read and may exceed 100%: the in-place update `a += s c`, counted "
+           "alike, ran at "
         << format("%.1f", stream.update_gbps) << " GB/s, "
         << format("%.2f", stream.update_gbps / stream.gbps) << "x the triad, at the start";
   out << ".\n";
