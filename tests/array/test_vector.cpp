@@ -1,11 +1,17 @@
 // Vector<T> on a RowMap: eager expressions, reductions, fused programs with
 // vector statements (one kernel; vector and grid statements never share
 // one), memory temporaries on the row map, index<0>, gather, and the
-// row-map checks. Runs at 1, 2 and 4 ranks.
+// row-map checks, and the huge-page advice behind large host allocations.
+// Runs at 1, 2 and 4 ranks.
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
 #include <numeric>
+#include <sstream>
+#include <string>
 
 #include <kfuse/kfuse.hpp>
 
@@ -25,6 +31,24 @@ void init(kfuse::Vector<double>& x, kfuse::Vector<double>& y) {
   y.fill_with(KOKKOS_LAMBDA(std::int64_t i) {
     return 1.0 + 0.5 * kfuse::detail::math::sin(0.2 * double(i));
   });
+}
+
+// The kernel's flags of the mapping that holds `address` (/proc/self/smaps' VmFlags), or ""
+// where there is no such file; "hg" among them once madvise(MADV_HUGEPAGE) has taken.
+std::string vm_flags(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream range(line);
+    if (range >> std::hex >> begin >> dash >> end && dash == '-' && line.find(':') > line.find(' '))
+      inside = begin <= at && at < end;  // a mapping's header line: "begin-end perms ..."
+    else if (inside && line.rfind("VmFlags:", 0) == 0)
+      return line;
+  }
+  return "";
 }
 
 std::vector<double> host(double (*h)(std::int64_t)) {
@@ -160,4 +184,41 @@ TEST_CASE("vectors on different row maps: kfuse::Error on every rank, nothing ru
   CHECK_THROWS_WITH_AS(kfuse::fuse(w, y, body), doctest::Contains("different row maps"),
                        kfuse::Error);
   kfuse_test::check_close(y.gather(), y0, 0);
+}
+
+TEST_CASE("large host allocations ask for transparent huge pages, small ones do not") {
+  if constexpr (!Kokkos::SpaceAccessibility<
+                    Kokkos::HostSpace,
+                    kfuse::Vector<double>::view_type::memory_space>::accessible) {
+    MESSAGE("device memory: huge pages are a host allocation's matter");
+    return;
+  }
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled") ||
+      !std::ifstream("/proc/self/smaps")) {
+    MESSAGE("no transparent huge pages in this kernel: nothing to check");
+    return;
+  }
+  // kfuse's advice (KFUSE_HUGE_PAGES=0 turns it off) or glibc's, which also covers
+  // kfuse's allocations when GLIBC_TUNABLES has glibc.malloc.hugetlb=1.
+  const char* setting = std::getenv("KFUSE_HUGE_PAGES");
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  const bool glibc_advises =
+      tunables != nullptr && std::string(tunables).find("hugetlb=1") != std::string::npos;
+  const bool wanted = setting == nullptr || std::string(setting) != "0" || glibc_advises;
+  const auto advised = [](const void* address) {
+    return vm_flags(address).find(" hg") != std::string::npos;
+  };
+  kfuse::Comm comm;
+  // 8 MiB of doubles a rank: its middle lies in the advised, 2 MiB-aligned part.
+  kfuse::Vector<double> big(kfuse::RowMap(comm, comm.size() * (std::int64_t{1} << 20)), "big");
+  CHECK(advised(big.view().data() + big.view().extent(0) / 2) == wanted);
+  // A CSR matrix's entries (copied from the host after the advice): about 8 MB a rank.
+  const auto A = kfuse::poisson2d<double>(comm, 500, 400 * comm.size());
+  REQUIRE(A.values().extent(0) * sizeof(double) >= (std::size_t{6} << 20));
+  CHECK(advised(A.values().data() + A.values().extent(0) / 2) == wanted);
+  // Below 4 MiB kfuse leaves the pages to the system's default.
+  if (!glibc_advises) {
+    kfuse::Vector<double> small(kfuse::RowMap(comm, comm.size() * 1000), "small");
+    CHECK_FALSE(advised(small.view().data()));
+  }
 }

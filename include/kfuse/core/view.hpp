@@ -6,12 +6,18 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include <Kokkos_Core.hpp>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/error.hpp"
@@ -48,6 +54,39 @@ inline std::size_t next_array_offset() {
   static std::atomic<std::size_t> count{0};
   constexpr std::size_t line = 64, stride = 11;
   return (count++ * stride % (array_page / line)) * line;
+}
+
+/// Asks the kernel for transparent huge pages (2 MiB) behind a fresh host
+/// allocation of at least 4 MiB, before its first touch: a kernel streaming
+/// such arrays through 4 KiB pages misses the TLB once per page, a page walk
+/// that a virtual machine's nested paging makes long (the STREAM triad on the
+/// AMD EPYC VM of docs/benchmarks.md: about 30 GB/s, up to 60 on huge pages).
+/// Linux only; advice, which THP `never` or a lack of free huge pages refuses.
+/// KFUSE_HUGE_PAGES=0 in the environment turns it off.
+inline void advise_huge_pages(void* data, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  static const bool wanted = [] {
+    const char* setting = std::getenv("KFUSE_HUGE_PAGES");
+    return setting == nullptr || std::string(setting) != "0";
+  }();
+  constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+  if (!wanted || data == nullptr || bytes < 2 * huge) return;
+  // madvise takes page-aligned ranges: the 2 MiB-aligned part of the allocation.
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(data) + huge - 1) & ~(huge - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(huge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data, (void)bytes;
+#endif
+}
+
+/// advise_huge_pages for a View's data, when it lies in HostSpace (not in memory
+/// that a GPU driver maps, such as CUDA's managed or pinned host memory).
+template <class View>
+void advise_huge_pages(const View& view) {
+  if constexpr (std::is_same_v<typename View::memory_space, Kokkos::HostSpace>)
+    advise_huge_pages(static_cast<void*>(view.data()),
+                      view.span() * sizeof(typename View::value_type));
 }
 
 /// Tag of the handle constructors that throw on this rank only.
@@ -108,6 +147,7 @@ View allocate_view(const char* api, const std::string& label, const std::array<i
   } catch (const std::exception& e) {
     throw failure(e.what());
   }
+  advise_huge_pages(view);
   const ZeroFill fill{reinterpret_cast<char*>(view.data()),
                       static_cast<index_t>(view.span() * sizeof(typename View::value_type))};
   Kokkos::parallel_for("zero-fill [" + label + "]",

@@ -47,7 +47,9 @@ class Columns {
   using column_type = typename Vector<T>::view_type;
 
   Columns(const std::string& label, index_t rows, int count)
-      : all_(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), rows, count) {}
+      : all_(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), rows, count) {
+    detail::advise_huge_pages(all_);
+  }
 
   /// Column j as a vector view (unmanaged: valid while this object lives).
   column_type column(int j) const {

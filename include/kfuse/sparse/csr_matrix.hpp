@@ -161,7 +161,9 @@ namespace detail {
 template <class View>
 View to_device(const std::string& label,
                const std::vector<typename View::non_const_value_type>& host) {
-  typename View::non_const_type view(label, host.size());
+  typename View::non_const_type view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
+                                     host.size());
+  advise_huge_pages(view);  // before the copy touches it
   auto mirror = Kokkos::create_mirror_view(view);
   std::copy(host.begin(), host.end(), mirror.data());
   Kokkos::deep_copy(view, mirror);
