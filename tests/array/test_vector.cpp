@@ -211,7 +211,12 @@ TEST_CASE("large host allocations ask for transparent huge pages, small ones do 
   kfuse::Comm comm;
   // 8 MiB of doubles a rank: its middle lies in the advised, 2 MiB-aligned part.
   kfuse::Vector<double> big(kfuse::RowMap(comm, comm.size() * (std::int64_t{1} << 20)), "big");
-  CHECK(advised(big.view().data() + big.view().extent(0) / 2) == wanted);
+  const double* middle = big.view().data() + big.view().extent(0) / 2;
+  if (vm_flags(middle).empty()) {  // a kernel (or sandbox) whose smaps has no VmFlags
+    MESSAGE("/proc/self/smaps gives no VmFlags here: nothing to check");
+    return;
+  }
+  CHECK(advised(middle) == wanted);
   // A CSR matrix's entries (copied from the host after the advice): about 8 MB a rank.
   const auto A = kfuse::poisson2d<double>(comm, 500, 400 * comm.size());
   REQUIRE(A.values().extent(0) * sizeof(double) >= (std::size_t{6} << 20));
