@@ -59,8 +59,9 @@ if [[ ${KFUSE_BENCH_BLAS:-openblas} == openblas ]]; then
   fi
 fi
 # Huge pages for every variant alike: kfuse advises its own large arrays (core/view.hpp,
-# advise_huge_pages); glibc's tunable does the same for every other large allocation of the
-# process (the hand-written code's views, the STREAM triad, PETSc), where THP is `madvise`.
+# advise_huge_pages); glibc's tunable advises every allocation of 2 MiB or more in the
+# process (kfuse's, the hand-written code's views, the STREAM triad, PETSc's), which is
+# what matters where THP is `madvise`.
 if [[ ${KFUSE_HUGE_PAGES:-1} != 0 ]]; then
   mpirun_args+=(-x "GLIBC_TUNABLES=glibc.malloc.hugetlb=1${GLIBC_TUNABLES:+:$GLIBC_TUNABLES}")
 fi

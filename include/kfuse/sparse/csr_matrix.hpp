@@ -163,7 +163,10 @@ View to_device(const std::string& label,
                const std::vector<typename View::non_const_value_type>& host) {
   typename View::non_const_type view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
                                      host.size());
-  advise_huge_pages(view);  // before the copy touches it
+  // Advised before the first touch, a parallel fill that places the pages where the
+  // kernels' threads use them (as Kokkos' own initialisation did), then the copy.
+  advise_huge_pages(view);
+  Kokkos::deep_copy(view, typename View::non_const_value_type{});
   auto mirror = Kokkos::create_mirror_view(view);
   std::copy(host.begin(), host.end(), mirror.data());
   Kokkos::deep_copy(view, mirror);
