@@ -183,23 +183,34 @@ TEST_CASE("arrays made one after another start far apart within a 4 KiB page") {
   CHECK(kfuse::eval(kfuse::sum(kept)) == doctest::Approx(2.5 * nx * ny));
 }
 
-TEST_CASE("allocate_view zero-fills every byte, the last partial word too") {
+TEST_CASE("allocate_storage zero-fills every data byte, the last partial word too") {
   // Allocated, dirtied and freed first, so that the allocator's reuse of the block (not
-  // fresh pages, zero already) is what the fill must clear.
-  using Bytes = Kokkos::View<char*, kfuse::detail::MemSpace>;
-  for (std::int64_t n : {1, 7, 8, 9, 63, 4097, 100003}) {
-    CAPTURE(n);
-    const std::array<std::int64_t, 1> extent{n};
-    {
-      Bytes dirty = kfuse::detail::allocate_view<Bytes>("test", "dirty", extent, 1);
-      Kokkos::deep_copy(dirty, char(0x5a));
+  // fresh pages, zero already) is what the fill must clear; the data at an offset past
+  // an alignment (an Array's page and stagger) or at the allocation's start (a Vector's).
+  struct Placement {
+    std::size_t align, offset;
+  };
+  for (const Placement at : {Placement{1, 0}, Placement{4096, 704}}) {
+    for (std::int64_t n : {1, 7, 8, 9, 63, 4097, 100003}) {
+      CAPTURE(n);
+      CAPTURE(at.align);
+      const std::array<std::int64_t, 1> extent{n};
+      {
+        auto dirty =
+            kfuse::detail::allocate_storage<char>("test", "dirty", extent, at.align, at.offset);
+        Kokkos::deep_copy(dirty.allocation, char(0x5a));
+      }
+      const auto fresh =
+          kfuse::detail::allocate_storage<char>("test", "fresh", extent, at.align, at.offset);
+      const auto data = reinterpret_cast<std::uintptr_t>(fresh.data());
+      CHECK((data - at.offset) % at.align == 0);
+      CHECK(fresh.count == std::size_t(n));
+      REQUIRE(fresh.first + fresh.count <= fresh.allocation.extent(0));
+      const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fresh.view());
+      std::int64_t zeros = 0;
+      for (std::int64_t i = 0; i < n; ++i) zeros += host(std::size_t(i)) == 0;
+      CHECK(zeros == n);
     }
-    const Bytes fresh = kfuse::detail::allocate_view<Bytes>("test", "fresh", extent, 1);
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fresh);
-    std::int64_t zeros = 0;
-    for (std::int64_t i = 0; i < n; ++i) zeros += host(std::size_t(i)) == 0;
-    CHECK(std::int64_t(fresh.extent(0)) == n);
-    CHECK(zeros == n);
   }
 }
 

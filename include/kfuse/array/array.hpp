@@ -132,28 +132,24 @@ class Array {
   const void* storage_id() const { return state_.get(); }
 
  private:
-  /// The storage (a labelled, zero-initialised Kokkos allocation) and the
-  /// view into it, which starts at detail::next_array_offset() within a
-  /// 4 KiB page. The view does not own the memory: the State does.
+  /// The storage (detail::allocate_storage) and the view of its data, which
+  /// start at detail::next_array_offset() past a page (or huge page)
+  /// boundary. The view does not own the memory: the State does.
   struct State {
     Grid<N> grid;
     std::string label;
-    Kokkos::View<char*, detail::MemSpace> storage;
+    detail::Storage<T> storage;
     view_type view;
     bool halo_stale = false;  // zero everywhere is a consistent halo
     State(const Grid<N>& g, std::string l) : grid(g), label(std::move(l)) {
       std::array<index_t, N> e{};  // with the halo; the Grid checked their product
       for (int d = 0; d < N; ++d) e[d] = g.local_extent(d) + 2 * g.halo();
-      constexpr std::size_t page = detail::array_page;
-      const std::size_t offset = detail::next_array_offset();
-      storage = detail::allocate_view<decltype(storage)>("kfuse::Array", label, e, sizeof(T),
-                                                         page + offset);
-      const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(storage.data());
-      T* data = reinterpret_cast<T*>((base + page - 1) / page * page + offset);
+      storage = detail::allocate_storage<T>("kfuse::Array", label, e, detail::array_page,
+                                            detail::next_array_offset());
       auto n = [&](int d) { return static_cast<std::size_t>(e[d]); };
-      if constexpr (N == 1) view = view_type(data, n(0));
-      if constexpr (N == 2) view = view_type(data, n(0), n(1));
-      if constexpr (N == 3) view = view_type(data, n(0), n(1), n(2));
+      if constexpr (N == 1) view = view_type(storage.data(), n(0));
+      if constexpr (N == 2) view = view_type(storage.data(), n(0), n(1));
+      if constexpr (N == 3) view = view_type(storage.data(), n(0), n(1), n(2));
     }
   };
 

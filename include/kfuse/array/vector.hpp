@@ -154,16 +154,20 @@ class Vector {
     view_type values;
     bool fresh;
   };
+  /// The storage (detail::allocate_storage) and the view of its data, which keeps
+  /// the allocation alive (a view taken from a temporary Vector stays valid).
   struct State {
     RowMap map;
     std::string label;
+    detail::Storage<T> storage;
     view_type view;
     std::vector<GhostBuffer> ghosts;  // one per matrix this vector was multiplied by
     State(const RowMap& m, std::string l)
         : map(m),
           label(std::move(l)),
-          view(detail::allocate_view<view_type>(
-              "kfuse::Vector", label, std::array<index_t, 1>{m.local_size()}, sizeof(T))) {}
+          storage(detail::allocate_storage<T>("kfuse::Vector", label,
+                                              std::array<index_t, 1>{m.local_size()}, alignof(T))),
+          view(storage.view()) {}
   };
   GhostBuffer* find(const void* matrix) const {
     for (GhostBuffer& g : state_->ghosts)

@@ -56,21 +56,35 @@ inline std::size_t next_array_offset() {
   return (count++ * stride % (array_page / line)) * line;
 }
 
-/// Asks the kernel for transparent huge pages (2 MiB) behind a fresh host
-/// allocation of at least 4 MiB, before its first touch: a kernel streaming
-/// such arrays through 4 KiB pages misses the TLB once per page, a page walk
-/// that a virtual machine's nested paging makes long (the STREAM triad on the
-/// AMD EPYC VM of docs/benchmarks.md: about 30 GB/s, up to 60 on huge pages).
-/// Linux only; advice, which THP `never` or a lack of free huge pages refuses.
-/// KFUSE_HUGE_PAGES=0 in the environment turns it off.
-inline void advise_huge_pages(void* data, std::size_t bytes) {
+/// A transparent huge page on x86-64 and most Linux targets.
+inline constexpr std::size_t huge_page = std::size_t{2} << 20;
+
+/// Whether kfuse asks for huge pages: on Linux, unless KFUSE_HUGE_PAGES=0 is
+/// in the environment (read once).
+inline bool huge_pages_wanted() {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   static const bool wanted = [] {
     const char* setting = std::getenv("KFUSE_HUGE_PAGES");
     return setting == nullptr || std::string(setting) != "0";
   }();
-  constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
-  if (!wanted || data == nullptr || bytes < 2 * huge) return;
+  return wanted;
+#else
+  return false;
+#endif
+}
+
+/// Asks the kernel for transparent huge pages (2 MiB) behind a fresh host
+/// allocation of at least 4 MiB, before its first touch: a kernel streaming
+/// such arrays through 4 KiB pages misses the TLB once per page, a page walk
+/// that a virtual machine's nested paging makes long (the STREAM triad on the
+/// AMD EPYC VM of docs/benchmarks.md: about 30 GB/s, up to 60 on huge pages).
+/// Only the 2 MiB-aligned part of [data, data + bytes) can get them (all of it
+/// for allocate_storage's arrays and vectors). Advice, which THP `never` or a
+/// lack of free huge pages refuses.
+inline void advise_huge_pages(void* data, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t huge = huge_page;
+  if (!huge_pages_wanted() || data == nullptr || bytes < 2 * huge) return;
   // madvise takes page-aligned ranges: the 2 MiB-aligned part of the allocation.
   const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(data) + huge - 1) & ~(huge - 1);
   const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(huge - 1);
@@ -87,6 +101,15 @@ void advise_huge_pages(const View& view) {
   if constexpr (std::is_same_v<typename View::memory_space, Kokkos::HostSpace>)
     advise_huge_pages(static_cast<void*>(view.data()),
                       view.span() * sizeof(typename View::value_type));
+}
+
+/// Whether huge pages back `bytes` of data in `Space` (advise_huge_pages' rule).
+template <class Space>
+bool huge_pages_back(std::size_t bytes) {
+  if constexpr (std::is_same_v<Space, Kokkos::HostSpace>)
+    return huge_pages_wanted() && bytes >= 2 * huge_page;
+  else
+    return false;
 }
 
 /// Tag of the handle constructors that throw on this rank only.
@@ -110,26 +133,55 @@ struct ZeroFill {
   }
 };
 
-/// A labelled, zero-initialised 1-D View of the product of `extents` values
-/// of `element` bytes, plus `extra` bytes (a multiple of the View's value
-/// size). A size that overflows, or memory the space cannot give (Kokkos
-/// throws std::runtime_error or std::bad_alloc), is a kfuse::Error naming the
-/// API, the label and the fix, thrown on this rank.
-template <class View, std::size_t N>
-View allocate_view(const char* api, const std::string& label, const std::array<index_t, N>& extents,
-                   std::size_t element, std::size_t extra = 0) {
+/// The memory of an Array or a Vector: the allocation, which owns it (labelled), and
+/// where the data lie in it.
+template <class T>
+struct Storage {
+  view_t<T, 1> allocation;
+  std::size_t first = 0;  ///< the data's first element
+  std::size_t count = 0;  ///< and their number
+  T* data() const { return allocation.data() + first; }
+  /// The data as a view that keeps the allocation alive.
+  view_t<T, 1> view() const {
+    return Kokkos::subview(allocation, std::make_pair(first, first + count));
+  }
+};
+
+/// Zero-initialised storage for the product of `extents` values of T, the data
+/// `offset` bytes past a multiple of `align` bytes (to within an element's size).
+/// Where huge pages back the data (huge_pages_back), the data start at `offset` past
+/// a 2 MiB boundary and the allocation reaches the end of their last huge page, all
+/// of it advised: huge pages then cover every byte, where an allocation placed
+/// anywhere gets them only for its 2 MiB-aligned middle (half of a 4 MiB array). Only
+/// the data are written: the padding around them is never touched, so it takes no
+/// memory. A size that overflows, or memory the space cannot give (Kokkos throws
+/// std::runtime_error or std::bad_alloc), is a kfuse::Error naming the API, the
+/// label and the fix, thrown on this rank.
+template <class T, std::size_t N>
+Storage<T> allocate_storage(const char* api, const std::string& label,
+                            const std::array<index_t, N>& extents, std::size_t align,
+                            std::size_t offset = 0) {
   std::string shape;
   for (std::size_t d = 0; d < N; ++d) shape += (d ? " x " : "") + std::to_string(extents[d]);
   const std::optional<index_t> elements = checked_product(extents);
   const std::optional<index_t> bytes =
-      elements ? checked_product(*elements, static_cast<index_t>(element)) : std::nullopt;
-  if (!bytes || *bytes > std::numeric_limits<index_t>::max() - static_cast<index_t>(extra))
-    throw Error(error_message(api, " '", label, "': ", shape, " values of ", element,
+      elements ? checked_product(*elements, static_cast<index_t>(sizeof(T))) : std::nullopt;
+  const index_t padding = static_cast<index_t>(2 * huge_page + align + offset + sizeof(T));
+  if (!bytes || *bytes > std::numeric_limits<index_t>::max() - padding)
+    throw Error(error_message(api, " '", label, "': ", shape, " values of ", sizeof(T),
                               " bytes overflow a 64-bit size; use more ranks"));
-  const std::size_t total = static_cast<std::size_t>(*bytes) + extra;
+  const std::size_t data_bytes = static_cast<std::size_t>(*bytes);
+  const bool huge = huge_pages_back<MemSpace>(data_bytes);
+  if (huge) align = huge_page;
+  // From the aligned address to the data's end (the end of their last huge page),
+  // the data starting up to an element past `offset`; plus room to move the
+  // allocation's start up to a multiple of `align`.
+  const std::size_t reach = offset + sizeof(T) - 1 + data_bytes;
+  const std::size_t total =
+      align - 1 + (huge ? (reach + huge_page - 1) / huge_page * huge_page : reach);
   auto failure = [&](const std::string& why) {
     return Error(error_message(api, " '", label, "': cannot allocate ",
-                               describe_bytes(double(total)), " (", shape, " values of ", element,
+                               describe_bytes(double(total)), " (", shape, " values of ", sizeof(T),
                                " bytes): ", why,
                                "; use more ranks (or nodes) or a smaller problem"));
   };
@@ -140,21 +192,25 @@ View allocate_view(const char* api, const std::string& label, const std::array<i
     if (total > available)
       throw failure(describe_bytes(double(available)) + " of host memory is available");
   }
-  View view;
+  Storage<T> storage;
   try {
-    view = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
-                total / sizeof(typename View::value_type));
+    storage.allocation = view_t<T, 1>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
+                                      (total + sizeof(T) - 1) / sizeof(T));
   } catch (const std::exception& e) {
     throw failure(e.what());
   }
-  advise_huge_pages(view);
-  const ZeroFill fill{reinterpret_cast<char*>(view.data()),
-                      static_cast<index_t>(view.span() * sizeof(typename View::value_type))};
+  const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(storage.allocation.data());
+  const std::uintptr_t aligned = (start + align - 1) / align * align;
+  storage.first = (aligned + offset - start + sizeof(T) - 1) / sizeof(T);
+  storage.count = static_cast<std::size_t>(*elements);
+  char* const data = reinterpret_cast<char*>(storage.data());
+  if (huge) advise_huge_pages(reinterpret_cast<void*>(aligned), total - (aligned - start));
+  const ZeroFill fill{data, static_cast<index_t>(data_bytes)};
   Kokkos::parallel_for("zero-fill [" + label + "]",
                        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, fill.words()),
                        fill);
   Kokkos::fence();
-  return view;
+  return storage;
 }
 
 /// A rectangular index box in view coordinates, [lo, hi) per dimension.
