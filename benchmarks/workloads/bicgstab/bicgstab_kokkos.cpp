@@ -58,10 +58,10 @@ class Hand final : public Variant {
         x_(A_, "x"),
         p_(A_, "p"),
         s_(A_, "s"),
-        r_("r", std::size_t(n_)),
-        r_hat_("r_hat", std::size_t(n_)),
-        v_("v", std::size_t(n_)),
-        t_("t", std::size_t(n_)) {}
+        r_(work_vector("r", n_)),
+        r_hat_(work_vector("r_hat", n_)),
+        v_(work_vector("v", n_)),
+        t_(work_vector("t", n_)) {}
 
   void reset() override {
     Kokkos::deep_copy(x_.all, 0.0);

@@ -57,12 +57,12 @@ class Hand final : public Variant {
         x_(A_, "x"),
         p_hat_(A_, "p_hat"),
         s_hat_(A_, "s_hat"),
-        p_("p", std::size_t(n_)),
-        s_("s", std::size_t(n_)),
-        r_("r", std::size_t(n_)),
-        r_hat_("r_hat", std::size_t(n_)),
-        v_("v", std::size_t(n_)),
-        t_("t", std::size_t(n_)) {}
+        p_(work_vector("p", n_)),
+        s_(work_vector("s", n_)),
+        r_(work_vector("r", n_)),
+        r_hat_(work_vector("r_hat", n_)),
+        v_(work_vector("v", n_)),
+        t_(work_vector("t", n_)) {}
 
   void reset() override {
     Kokkos::deep_copy(x_.all, 0.0);

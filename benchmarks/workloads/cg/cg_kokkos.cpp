@@ -48,8 +48,8 @@ class Hand final : public Variant {
         n_(A_.local_rows()),
         x_(A_, "x"),
         p_(A_, "p"),
-        r_("r", static_cast<std::size_t>(n_)),
-        Ap_("Ap", static_cast<std::size_t>(n_)) {}
+        r_(work_vector("r", n_)),
+        Ap_(work_vector("Ap", n_)) {}
 
   void reset() override {
     Kokkos::deep_copy(x_.all, 0.0);

@@ -135,9 +135,9 @@ class Hand final : public Variant {
         u_(A_, "u"),
         t_(R_, "t"),
         xc_(P_, "x_c"),
-        r_("r", static_cast<std::size_t>(n_)),
-        Ap_("Ap", static_cast<std::size_t>(n_)),
-        z_("z", static_cast<std::size_t>(n_)) {
+        r_(work_vector("r", n_)),
+        Ap_(work_vector("Ap", n_)),
+        z_(work_vector("z", n_)) {
     const auto o = gmg_options();
     if (o.levels != 2 || o.sweeps != 1 || o.coarse_sweeps != 1 ||
         o.smoother != pc::Smoother::jacobi || o.coarse != pc::CoarseSolve::smoother)
