@@ -214,6 +214,33 @@ TEST_CASE("allocate_storage zero-fills every data byte, the last partial word to
   }
 }
 
+namespace storage_test {
+struct Odd {  // 12 bytes: past a page and a stagger, its data may start mid-word
+  float a, b, c;
+};
+}  // namespace storage_test
+
+TEST_CASE("allocate_storage zero-fills elements that start inside an 8-byte word") {
+  using storage_test::Odd;  // at namespace scope: a CUDA kernel's type cannot be local
+  for (std::int64_t n : {1, 5, 1001}) {
+    CAPTURE(n);
+    const std::array<std::int64_t, 1> extent{n};
+    {
+      auto dirty = kfuse::detail::allocate_storage<Odd>("test", "dirty", extent, 4096, 704);
+      Kokkos::deep_copy(dirty.allocation, Odd{1.5f, 2.5f, 3.5f});
+    }
+    const auto fresh = kfuse::detail::allocate_storage<Odd>("test", "fresh", extent, 4096, 704);
+    REQUIRE(fresh.first + fresh.count <= fresh.allocation.extent(0));
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fresh.view());
+    std::int64_t zeros = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const Odd& e = host(std::size_t(i));
+      zeros += e.a == 0.0f && e.b == 0.0f && e.c == 0.0f;
+    }
+    CHECK(zeros == n);
+  }
+}
+
 TEST_CASE("overlapped exchange: same values, interior then :boundary launches") {
   // 3-D, periodic in x, fixed in y, zero-gradient in z, halo 2 (a
   // 27-point-like stencil reaching 2 cells, corners read). The interior

@@ -122,7 +122,7 @@ inline constexpr LocalErrors local_errors{};
 /// execution space touches the pages first from the threads that will use them, as Kokkos'
 /// own initialisation does (NUMA placement under OpenMP), which a memset would not.
 struct ZeroFill {
-  char* data;  // 8-byte aligned (a Kokkos allocation)
+  char* data;  // 8-byte aligned
   index_t bytes;
   index_t words() const { return (bytes + 7) / 8; }
   KOKKOS_INLINE_FUNCTION void operator()(index_t i) const {
@@ -203,9 +203,12 @@ Storage<T> allocate_storage(const char* api, const std::string& label,
   const std::uintptr_t aligned = (start + align - 1) / align * align;
   storage.first = (aligned + offset - start + sizeof(T) - 1) / sizeof(T);
   storage.count = static_cast<std::size_t>(*elements);
-  char* const data = reinterpret_cast<char*>(storage.data());
   if (huge) advise_huge_pages(reinterpret_cast<void*>(aligned), total - (aligned - start));
-  const ZeroFill fill{data, static_cast<index_t>(data_bytes)};
+  // From the 8-byte word holding the data's first byte (an element of odd size can
+  // start inside one; Kokkos aligns the allocation to more than 8 bytes).
+  const std::uintptr_t data = reinterpret_cast<std::uintptr_t>(storage.data());
+  const ZeroFill fill{reinterpret_cast<char*>(data / 8 * 8),
+                      static_cast<index_t>(data % 8 + data_bytes)};
   Kokkos::parallel_for("zero-fill [" + label + "]",
                        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, fill.words()),
                        fill);
