@@ -150,11 +150,12 @@ struct Storage {
 /// Zero-initialised storage for the product of `extents` values of T, the data
 /// `offset` bytes past a multiple of `align` bytes (to within an element's size).
 /// Where huge pages back the data (huge_pages_back), the data start at `offset` past
-/// a 2 MiB boundary and the allocation reaches the end of their last huge page, all
-/// of it advised: huge pages then cover every byte, where an allocation placed
-/// anywhere gets them only for its 2 MiB-aligned middle (half of a 4 MiB array). Only
-/// the data are written: the padding around them is never touched, so it takes no
-/// memory. A size that overflows, or memory the space cannot give (Kokkos throws
+/// a 2 MiB boundary and every huge page they fill at least half of is advised: huge
+/// pages then cover all of the data but a tail under 1 MiB, where an allocation
+/// placed anywhere gets them only for its 2 MiB-aligned middle (half of a 4 MiB
+/// array), and a huge page costs at most 1 MiB the data do not use. Only the data
+/// are written: the padding around them is never touched, so it takes no memory. A
+/// size that overflows, or memory the space cannot give (Kokkos throws
 /// std::runtime_error or std::bad_alloc), is a kfuse::Error naming the API, the
 /// label and the fix, thrown on this rank.
 template <class T, std::size_t N>
@@ -175,7 +176,8 @@ Storage<T> allocate_storage(const char* api, const std::string& label,
   if (huge) align = huge_page;
   // From the aligned address to the data's end (the end of their last huge page),
   // the data starting up to an element past `offset`; plus room to move the
-  // allocation's start up to a multiple of `align`.
+  // allocation's start up to a multiple of `align`. Virtual memory: what the data do
+  // not reach is never touched.
   const std::size_t reach = offset + sizeof(T) - 1 + data_bytes;
   const std::size_t total =
       align - 1 + (huge ? (reach + huge_page - 1) / huge_page * huge_page : reach);
@@ -203,7 +205,12 @@ Storage<T> allocate_storage(const char* api, const std::string& label,
   const std::uintptr_t aligned = (start + align - 1) / align * align;
   storage.first = (aligned + offset - start + sizeof(T) - 1) / sizeof(T);
   storage.count = static_cast<std::size_t>(*elements);
-  if (huge) advise_huge_pages(reinterpret_cast<void*>(aligned), total - (aligned - start));
+  if (huge) {  // the huge pages the data fill at least half of
+    const std::size_t end = storage.first * sizeof(T) + data_bytes - (aligned - start);
+    const std::size_t tail = end % huge_page;
+    advise_huge_pages(reinterpret_cast<void*>(aligned),
+                      end - tail + (2 * tail >= huge_page ? huge_page : 0));
+  }
   // From the 8-byte word holding the data's first byte (an element of odd size can
   // start inside one; Kokkos aligns the allocation to more than 8 bytes).
   const std::uintptr_t data = reinterpret_cast<std::uintptr_t>(storage.data());
