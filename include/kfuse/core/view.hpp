@@ -73,19 +73,27 @@ inline bool huge_pages_wanted() {
 #endif
 }
 
-/// Asks the kernel for transparent huge pages (2 MiB) behind a fresh host
-/// allocation of at least 4 MiB, before its first touch: a kernel streaming
-/// such arrays through 4 KiB pages misses the TLB once per page, a page walk
-/// that a virtual machine's nested paging makes long (the STREAM triad on the
-/// AMD EPYC VM of docs/benchmarks.md: about 30 GB/s, up to 60 on huge pages).
-/// Only the 2 MiB-aligned part of [data, data + bytes) can get them (all of it
-/// for allocate_storage's arrays and vectors). Advice, which THP `never` or a
-/// lack of free huge pages refuses.
+/// Whether kfuse asks for huge pages behind `bytes` of data in `Space`: host
+/// memory (not memory that a GPU driver maps, such as CUDA's managed or pinned
+/// host memory) of at least 4 MiB, where wanted. A kernel streaming such arrays
+/// through 4 KiB pages misses the TLB once per page, a page walk that a virtual
+/// machine's nested paging makes long (the STREAM triad on the AMD EPYC VM of
+/// docs/benchmarks.md: about 30 GB/s, up to 60 on huge pages).
+template <class Space>
+bool huge_pages_back(std::size_t bytes) {
+  if constexpr (std::is_same_v<Space, Kokkos::HostSpace>)
+    return huge_pages_wanted() && bytes >= 2 * huge_page;
+  else
+    return false;
+}
+
+/// Asks the kernel for transparent huge pages (2 MiB) behind the 2 MiB-aligned
+/// part of [data, data + bytes), a fresh host allocation that huge_pages_back
+/// admits, before its first touch (all of the data for allocate_storage's arrays
+/// and vectors). Advice, which THP `never` or a lack of free huge pages refuses.
 inline void advise_huge_pages(void* data, std::size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   constexpr std::uintptr_t huge = huge_page;
-  if (!huge_pages_wanted() || data == nullptr || bytes < 2 * huge) return;
-  // madvise takes page-aligned ranges: the 2 MiB-aligned part of the allocation.
   const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(data) + huge - 1) & ~(huge - 1);
   const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(huge - 1);
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
@@ -94,22 +102,12 @@ inline void advise_huge_pages(void* data, std::size_t bytes) {
 #endif
 }
 
-/// advise_huge_pages for a View's data, when it lies in HostSpace (not in memory
-/// that a GPU driver maps, such as CUDA's managed or pinned host memory).
+/// advise_huge_pages for a View's data, where huge_pages_back admits them.
 template <class View>
 void advise_huge_pages(const View& view) {
-  if constexpr (std::is_same_v<typename View::memory_space, Kokkos::HostSpace>)
-    advise_huge_pages(static_cast<void*>(view.data()),
-                      view.span() * sizeof(typename View::value_type));
-}
-
-/// Whether huge pages back `bytes` of data in `Space` (advise_huge_pages' rule).
-template <class Space>
-bool huge_pages_back(std::size_t bytes) {
-  if constexpr (std::is_same_v<Space, Kokkos::HostSpace>)
-    return huge_pages_wanted() && bytes >= 2 * huge_page;
-  else
-    return false;
+  const std::size_t bytes = view.span() * sizeof(typename View::value_type);
+  if (huge_pages_back<typename View::memory_space>(bytes))
+    advise_huge_pages(static_cast<void*>(view.data()), bytes);
 }
 
 /// Tag of the handle constructors that throw on this rank only.
