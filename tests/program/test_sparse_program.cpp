@@ -1,4 +1,4 @@
-// Sparse products in expressions: eager y = A * x (Kokkos Kernels) and
+// Sparse products in expressions: eager y = A * x (Kokkos Kernels under the GPU schedule) and
 // general eager expressions with A * x, fused groups that consume A * x
 // pointwise without materialising it (Ap = A p with p . Ap in one kernel;
 // r = b - A x), the interior/boundary overlap of the ghost import, ghost
@@ -88,7 +88,7 @@ TEST_CASE("eager y = A * x and expressions with A * x equal the host product") {
     b.fill(1.0);
     const auto want = host_product(entries, host_x(n), n);
 
-    y = A * x;  // Kokkos Kernels
+    y = A * x;  // Kokkos Kernels under the GPU schedule, kfuse's row loop on the host
     kfuse_test::check_close(y.gather(), want, 1e-14);
 
     y = b - 2.0 * (A * x);  // one fused kernel reading rows of A

@@ -11,6 +11,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kfuse/core/box_loop.hpp"
 #include "kfuse/exec/exchange.hpp"
 #include "kfuse/exec/group.hpp"
 #include "kfuse/exec/space.hpp"
@@ -126,9 +127,14 @@ void eager_assign_to(const char* api, Target& target, const Expr& expr) {
                 "another rank, or grid arrays and vectors mixed)");
   const E e = as_node(expr);
   const auto& space = space_of(target);
-  if constexpr (is_sparse_product<E>::value) {
-    // y = A * x alone: Kokkos Kernels' SpMV on the local block (after the
-    // import), unless y is x (then the general path computes through a copy).
+  // y = A * x alone under the GPU schedule: Kokkos Kernels' SpMV on the local block
+  // (after the import), whose teams balance rows where the general path runs a thread
+  // per row; unless y is x (then the general path computes through a copy). On the
+  // host the general path loops along rows as fused programs do: 3-13% faster than
+  // Kokkos Kernels' SpMV here (a 2-D Poisson matrix of 1-2 M rows, 1 and 2 ranks),
+  // and a file's eager products then compile no SpMV of Kokkos Kernels (docs/benchmarks.md,
+  // Compile cost).
+  if constexpr (is_sparse_product<E>::value && std::is_same_v<default_schedule, DeviceSchedule>) {
     if (!e.x.same_storage(target)) {
       space.base_comm().agree_on([&] { GhostRefresh::check(api, e.matrix, e.x, &space); });
       spmv(e.matrix, e.x.view(), target.view());
