@@ -120,12 +120,12 @@ struct collect_view_slots;
 template <class Children, class Found>
 struct collect_view_slots_in;
 template <class Found>
-struct collect_view_slots_in<std::tuple<>, Found> {
+struct collect_view_slots_in<ChildRefs<>, Found> {
   using type = Found;
 };
 template <class C, class... Rest, class Found>
-struct collect_view_slots_in<std::tuple<C, Rest...>, Found>
-    : collect_view_slots_in<std::tuple<Rest...>,
+struct collect_view_slots_in<ChildRefs<C, Rest...>, Found>
+    : collect_view_slots_in<ChildRefs<Rest...>,
                             typename collect_view_slots<std::decay_t<C>, Found>::type> {};
 
 template <class E, class Found>

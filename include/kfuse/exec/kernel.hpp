@@ -146,9 +146,9 @@ StatementList<S, Rest...> prepend(const S& s, const StatementList<Rest...>& rest
 template <class... S>
 auto children(const StatementList<S...>& list) {
   if constexpr (sizeof...(S) == 0)
-    return std::tuple<>{};
+    return ChildRefs<>{};
   else
-    return std::tie(list.head, list.tail);
+    return child_refs(list.head, list.tail);
 }
 
 // ---- integer powers ---------------------------------------------------------

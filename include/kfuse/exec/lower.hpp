@@ -202,7 +202,7 @@ auto lower(const E& e, const Ctx& ctx) {
 }
 template <class E, class Children, class Ctx, std::size_t... I>
 auto lower_children(const E& e, const Children& c, const Ctx& ctx, std::index_sequence<I...>) {
-  return rebuild(e, lower(std::get<I>(c), ctx)...);
+  return rebuild(e, lower(child<I>(c), ctx)...);
 }
 
 }  // namespace kfuse::detail

@@ -70,7 +70,7 @@ struct StoreView {
 };
 template <class T, int N, class E, int K>
 auto children(const StoreView<T, N, E, K>& s) {
-  return std::tie(s.expr);
+  return child_refs(s.expr);
 }
 template <class T, int N, class E, int K>
 struct register_slot_of<StoreView<T, N, E, K>> {
@@ -89,7 +89,7 @@ struct StoreRegister {
 };
 template <int K, class T, class E>
 auto children(const StoreRegister<K, T, E>& s) {
-  return std::tie(s.expr);
+  return child_refs(s.expr);
 }
 template <int K, class T, class E>
 struct register_slot_of<StoreRegister<K, T, E>> {
@@ -132,7 +132,7 @@ struct Accumulate {
 };
 template <int J, class Op, class T, class E>
 auto children(const Accumulate<J, Op, T, E>& s) {
-  return std::tie(s.expr);
+  return child_refs(s.expr);
 }
 template <int J, class Op, class T, class E>
 struct accumulator_slot_of<Accumulate<J, Op, T, E>> {

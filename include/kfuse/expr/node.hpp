@@ -9,6 +9,8 @@
 // leaves) that a Kokkos kernel evaluates through eval(point, registers).
 #pragma once
 
+#include <cstddef>
+#include <tuple>
 #include <type_traits>
 
 #include <Kokkos_Core.hpp>
@@ -52,6 +54,49 @@ constexpr int combine(int a, int b) {
   return a == b ? a : (a == scalar || a == any) ? (b == scalar ? a : b) : a;
 }
 }  // namespace domain
+
+/// What `children(node)` returns (the node protocol, expr/walk.hpp): references to a
+/// node's children, tuple-like for std::tuple_size and std::tuple_element, read by
+/// `child<I>`. A plain aggregate rather than a std::tuple, whose every type instantiates
+/// its constructors' constraints: the trees of one program hold hundreds of nodes.
+template <class... C>
+struct ChildRefs {
+  static_assert(sizeof...(C) <= 3,
+                "kfuse node protocol: children(node) returns at most 3 children; give "
+                "ChildRefs (expr/node.hpp) a specialisation for more");
+};
+template <class A>
+struct ChildRefs<A> {
+  const A& c0;
+};
+template <class A, class B>
+struct ChildRefs<A, B> {
+  const A& c0;
+  const B& c1;
+};
+template <class A, class B, class C>
+struct ChildRefs<A, B, C> {
+  const A& c0;
+  const B& c1;
+  const C& c2;
+};
+
+/// A node's children, for its `children(node)`.
+template <class... C>
+ChildRefs<C...> child_refs(const C&... c) {
+  return {c...};
+}
+
+/// Child I of a node's ChildRefs.
+template <std::size_t I, class... C>
+const auto& child(const ChildRefs<C...>& refs) {
+  if constexpr (I == 0)
+    return refs.c0;
+  else if constexpr (I == 1)
+    return refs.c1;
+  else
+    return refs.c2;
+}
 
 /// Opt-in for leaf types defined in lower layers (Array, Scalar, Vector).
 template <class T, class = void>
@@ -142,3 +187,11 @@ struct Point {
 struct NoRegisters {};
 
 }  // namespace kfuse::detail
+
+// The tuple protocol of ChildRefs (std::tuple_size_v and std::tuple_element_t of children_t).
+namespace std {
+template <class... C>
+struct tuple_size<kfuse::detail::ChildRefs<C...>> : integral_constant<size_t, sizeof...(C)> {};
+template <size_t I, class... C>
+struct tuple_element<I, kfuse::detail::ChildRefs<C...>> : tuple_element<I, tuple<C...>> {};
+}  // namespace std

@@ -237,7 +237,7 @@ struct Binary : ExprTag {
 // rebuild(node, children...) makes the same node over other children.
 template <class Op, class E>
 auto children(const Unary<Op, E>& u) {
-  return std::tie(u.arg);
+  return child_refs(u.arg);
 }
 template <class Op, class E, class C>
 auto rebuild(const Unary<Op, E>& u, const C& arg) {
@@ -245,7 +245,7 @@ auto rebuild(const Unary<Op, E>& u, const C& arg) {
 }
 template <class Op, class L, class R>
 auto children(const Binary<Op, L, R>& b) {
-  return std::tie(b.lhs, b.rhs);
+  return child_refs(b.lhs, b.rhs);
 }
 template <class Op, class L, class R, class A, class B>
 auto rebuild(const Binary<Op, L, R>& b, const A& lhs, const B& rhs) {

@@ -79,7 +79,7 @@ struct Reduction : ReductionTag {
 
 template <class Op, class E, class F>
 auto children(const Reduction<Op, E, F>& r) {
-  return std::tie(r.arg);
+  return child_refs(r.arg);
 }
 template <class Op, class E, class F, class C>
 auto rebuild(const Reduction<Op, E, F>&, const C& arg) {

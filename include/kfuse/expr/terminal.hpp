@@ -127,7 +127,7 @@ struct Flexible : ExprTag {
 };
 template <class E>
 auto children(const Flexible<E>& f) {
-  return std::tie(f.inner);
+  return child_refs(f.inner);
 }
 
 template <class E>

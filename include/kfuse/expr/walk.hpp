@@ -1,6 +1,6 @@
 // Walking expression trees. The node protocol: a node kind with children
-// declares, next to its definition, `children(node)` (its children, as a
-// tuple of references) and, if it is rebuilt by lowering or the Unfused
+// declares, next to its definition, `children(node)` (references to its
+// children: `child_refs(a, b)`, expr/node.hpp) and, if it is rebuilt by lowering or the Unfused
 // rewrite, `rebuild(node, children...)` (the same node over other children);
 // anything else is a leaf. The walkers below, and every pass written on them
 // (what a statement reads, plan/access.hpp; lowering; the Unfused rewrite;
@@ -21,7 +21,7 @@ namespace kfuse::detail {
 
 /// A leaf has no children.
 template <class E>
-std::tuple<> children(const E&) {
+ChildRefs<> children(const E&) {
   return {};
 }
 template <class E>
@@ -39,7 +39,7 @@ void for_each_node(const E& e, F&& f);
 // strings grow with the square of a tree's size).
 template <class Children, class F, std::size_t... I>
 void for_each_child(const Children& c, F& f, std::index_sequence<I...>) {
-  (for_each_node(std::get<I>(c), f), ...);
+  (for_each_node(child<I>(c), f), ...);
 }
 
 /// Calls f(node) for every node of a tree, parents first.
@@ -82,8 +82,8 @@ template <template <class> class Is, class E>
 constexpr bool holds_node();
 
 template <template <class> class Is, class... Child>
-constexpr bool holds_node_in(const std::tuple<Child...>*) {
-  return (holds_node<Is, std::decay_t<Child>>() || ...);
+constexpr bool holds_node_in(const ChildRefs<Child...>*) {
+  return (holds_node<Is, Child>() || ...);
 }
 
 /// Whether a tree of type E has a node N with Is<N>::value (at compile time).

@@ -26,7 +26,7 @@ struct Where : ExprTag {
 
 template <class C, class A, class B>
 auto children(const Where<C, A, B>& w) {
-  return std::tie(w.cond, w.if_true, w.if_false);
+  return child_refs(w.cond, w.if_true, w.if_false);
 }
 template <class C, class A, class B, class X, class Y, class Z>
 auto rebuild(const Where<C, A, B>&, const X& cond, const Y& if_true, const Z& if_false) {

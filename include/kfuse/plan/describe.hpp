@@ -112,7 +112,7 @@ struct node_symbol<N, std::void_t<decltype(std::declval<N>().op)>> {
 template <class Children, class Names, std::size_t... I>
 std::vector<std::string> describe_children(const Children& c, const Names& names,
                                            std::index_sequence<I...>) {
-  return {describe(std::get<I>(c), names)...};
+  return {describe(child<I>(c), names)...};
 }
 
 /// Any other node, from its symbol: "(a + b)" and "-a" for infix operations, "f(a, b)" else.

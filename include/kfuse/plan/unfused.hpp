@@ -94,7 +94,7 @@ struct SharedOr : ExprTag {
 };
 template <class Temp, class E>
 auto children(const SharedOr<Temp, E>& s) {
-  return std::tie(s.temp, s.own);
+  return child_refs(s.temp, s.own);
 }
 template <class Temp, class E, class T, class X>
 auto rebuild(const SharedOr<Temp, E>& s, const T& temp, const X& own) {
@@ -164,7 +164,7 @@ template <class E>
 bool same_value(const E& a, const E& b);
 template <class Children, std::size_t... I>
 bool same_children(const Children& a, const Children& b, std::index_sequence<I...>) {
-  return (true && ... && same_value(std::get<I>(a), std::get<I>(b)));
+  return (true && ... && same_value(child<I>(a), child<I>(b)));
 }
 
 /// Whether two trees of one type compute the same values: their constants have the same
@@ -337,7 +337,7 @@ const E& node_below(const E& e, TreePath<>) {
 }
 template <class E, int C, int... Rest>
 const auto& node_below(const E& e, TreePath<C, Rest...>) {
-  return node_below(std::get<C>(children(e)), TreePath<Rest...>{});
+  return node_below(child<C>(children(e)), TreePath<Rest...>{});
 }
 template <class Path>
 struct path_in_statement;
@@ -385,7 +385,7 @@ auto over_temporaries(const E& e, const FirstOccurrences& first, std::index_sequ
   const auto c = children(e);
   return rebuild(
       e, replacement<std::tuple_element_t<I, Entries>, typename path_append<Path, int(I)>::type>(
-             std::get<I>(c), first)...);
+             child<I>(c), first)...);
 }
 /// Operation e at Path with its children replaced (Entries: theirs, child_entries_t).
 template <class Entries, class Path, class E>
