@@ -25,9 +25,7 @@ namespace kfuse::detail {
 /// Calls f(product) for every A * x in a user-facing tree.
 template <class E, class F>
 void for_each_sparse_product(const E& e, F&& f) {
-  for_each_leaf(e, [&](const auto& leaf) {
-    if constexpr (is_sparse_product<std::decay_t<decltype(leaf)>>::value) f(leaf);
-  });
+  for_each_node_of<is_sparse_product>(e, f);
 }
 
 /// The ghost imports of a row-map group: every A * x whose x lacks current ghost values for

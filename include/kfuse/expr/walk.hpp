@@ -60,22 +60,10 @@ struct OnLeaves {
 };
 
 /// Calls f(leaf) for every leaf of a tree (Shifted and SparseProduct count
-/// as one leaf): the run-time checks of lowering (grids, halo widths,
-/// aliasing) and the ghost imports walk with it.
+/// as one leaf): an eager statement's checks of its arrays walk with it.
 template <class E, class F>
 void for_each_leaf(const E& e, F&& f) {
   for_each_node(e, OnLeaves<std::remove_reference_t<F>>{f});
-}
-
-/// Whether pred(node) holds for every node N of a tree with Is<N>::value
-/// (true when it has none): a launch's run-time facts about its kernel body.
-template <template <class> class Is, class E, class Pred>
-bool every_node(const E& e, const Pred& pred) {
-  bool all = true;
-  for_each_node(e, [&](const auto& node) {
-    if constexpr (Is<std::decay_t<decltype(node)>>::value) all = all && pred(node);
-  });
-  return all;
 }
 
 template <template <class> class Is, class E>
@@ -90,6 +78,36 @@ constexpr bool holds_node_in(const ChildRefs<Child...>*) {
 template <template <class> class Is, class E>
 constexpr bool holds_node() {
   return Is<E>::value || holds_node_in<Is>(static_cast<const children_t<E>*>(nullptr));
+}
+
+template <template <class> class Is, class E, class F>
+void for_each_node_of(const E& e, F& f);
+template <template <class> class Is, class Children, class F, std::size_t... I>
+void for_each_child_of(const Children& c, F& f, std::index_sequence<I...>) {
+  (for_each_node_of<Is>(child<I>(c), f), ...);
+}
+
+/// Calls f(node) for every node N of a tree with Is<N>::value, parents first, descending
+/// only into the sub-trees that hold one (holds_node, at compile time): a walk for a few
+/// kinds of node compiles nothing for the rest of the tree.
+template <template <class> class Is, class E, class F>
+void for_each_node_of(const E& e, F& f) {
+  if constexpr (holds_node<Is, E>()) {
+    if constexpr (Is<E>::value) f(e);
+    if constexpr (!is_leaf_node_v<E>)
+      for_each_child_of<Is>(children(e), f,
+                            std::make_index_sequence<std::tuple_size_v<children_t<E>>>{});
+  }
+}
+
+/// Whether pred(node) holds for every node N of a tree with Is<N>::value
+/// (true when it has none): a launch's run-time facts about its kernel body.
+template <template <class> class Is, class E, class Pred>
+bool every_node(const E& e, const Pred& pred) {
+  bool all = true;
+  auto check = [&](const auto& node) { all = all && pred(node); };
+  for_each_node_of<Is>(e, check);
+  return all;
 }
 
 }  // namespace kfuse::detail

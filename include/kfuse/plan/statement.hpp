@@ -150,11 +150,16 @@ std::string statement_label(const S& s, const Names& names) {
 /// instead of the group's index space.
 inline constexpr int sparse_reach = -1;
 
+/// The leaves for_each_array_access looks at (a shift or a product of an array parameter).
+template <class L>
+struct is_array_access : std::bool_constant<is_array_param<L>::value || is_shifted<L>::value ||
+                                            is_sparse_product<L>::value> {};
+
 /// Calls f(position, reach) for every array parameter an expression reads (reach: the
 /// largest |offset| of a stencil read, 0 for pointwise, sparse_reach for x of A * x).
 template <class E, class F>
 void for_each_array_access(const E& e, F&& f) {
-  for_each_leaf(e, [&](const auto& leaf) {
+  auto on_leaf = [&](const auto& leaf) {
     using L = std::decay_t<decltype(leaf)>;
     if constexpr (is_array_param<L>::value) {
       f(hana::int_c<L::index>, 0);
@@ -165,7 +170,8 @@ void for_each_array_access(const E& e, F&& f) {
       if constexpr (is_array_param<decltype(leaf.x)>::value)
         f(hana::int_c<decltype(leaf.x)::index>, sparse_reach);
     }
-  });
+  };
+  for_each_node_of<is_array_access>(e, on_leaf);
 }
 
 /// Calls f(expression) for a kernel statement's array expression (none for a host one).
