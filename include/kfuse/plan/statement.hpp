@@ -150,7 +150,7 @@ std::string statement_label(const S& s, const Names& names) {
 /// instead of the group's index space.
 inline constexpr int sparse_reach = -1;
 
-/// The leaves for_each_array_access looks at (a shift or a product of an array parameter).
+/// The leaves for_each_array_access looks at: an array parameter, a shift, a product.
 template <class L>
 struct is_array_access : std::bool_constant<is_array_param<L>::value || is_shifted<L>::value ||
                                             is_sparse_product<L>::value> {};
