@@ -232,6 +232,19 @@ TEST_CASE("parse_matrix_market is a pure function over a stream") {
       "kfuse::read_matrix_market: large:3: value '1e39' is out of the range of the "
       "matrix's element type",
       kfuse::Error);
+  // A skew-symmetric entry implies its negation, which an integer type's minimum lacks.
+  const std::string skew = "%%MatrixMarket matrix coordinate integer skew-symmetric\n2 2 1\n2 1 ";
+  std::istringstream int_min(skew + "-2147483648\n"), int_min_plus_one(skew + "-2147483647\n");
+  CHECK_THROWS_WITH_AS(kfuse::detail::parse_matrix_market<std::int32_t>(int_min, "skew"),
+                       "kfuse::read_matrix_market: skew:3: value -2147483648 has no negation in "
+                       "the matrix's element type, which the mirror entry of a skew-symmetric "
+                       "file needs",
+                       kfuse::Error);
+  const auto ints = kfuse::detail::parse_matrix_market<std::int32_t>(int_min_plus_one, "skew");
+  CHECK(ints.value == std::vector<std::int32_t>{-2147483647, 2147483647});
+  std::istringstream wide(skew + "-2147483648\n");
+  CHECK(kfuse::detail::parse_matrix_market<std::int64_t>(wide, "skew").value ==
+        std::vector<std::int64_t>{-2147483648LL, 2147483648LL});
   std::istringstream bad("%%MatrixMarket matrix coordinate real general\n2 3 1\n3 1 1\n");
   CHECK_THROWS_WITH_AS(kfuse::detail::parse_matrix_market<float>(bad, "text"),
                        "kfuse::read_matrix_market: text:3: row index 3 is outside [1, 2]",

@@ -63,7 +63,7 @@ class MatrixMarketParser {
       if (symmetry_ != Symmetry::general) check_triangle(i, j);
       push(data, i, j, v);
       if (i != j && symmetry_ == Symmetry::symmetric) push(data, j, i, v);
-      if (i != j && symmetry_ == Symmetry::skew_symmetric) push(data, j, i, T(-v));
+      if (i != j && symmetry_ == Symmetry::skew_symmetric) push(data, j, i, negated(v));
     }
     if (in_.bad()) fail_at_end("read error");
     if (read < entries_)
@@ -233,6 +233,17 @@ class MatrixMarketParser {
       if (!std::isfinite(v)) fail("value ", quote(text), " is not a finite number");
       return v;
     }
+  }
+
+  /// The mirror image of a skew-symmetric entry, which must fit T too: an
+  /// integer type's minimum has no negation, an unsigned type no negatives.
+  template <class T>
+  T negated(T v) const {
+    if constexpr (std::is_integral_v<T>)
+      if (v != 0 && (!std::is_signed_v<T> || v == std::numeric_limits<T>::min()))
+        fail("value ", +v, " has no negation in the matrix's element type, which the mirror ",
+             "entry of a skew-symmetric file needs");
+    return static_cast<T>(-v);
   }
 
   template <class T>
