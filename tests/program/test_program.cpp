@@ -604,12 +604,30 @@ TEST_CASE("binding checks throw kfuse::Error before anything runs") {
   SUBCASE("arrays of one group on different grids") {
     CHECK_THROWS_WITH_AS(kfuse::fuse(u, w, res, jacobi_body),
                          doctest::Contains("live on different grids"), kfuse::Error);
+    // Positions in order, whichever statement reads the first.
+    auto copy_back = [](auto a, auto b) { return kfuse::assign(b, a + 1.0); };
+    const std::string want = "parameters 0 ('w', grid " + other.describe() + ") and 1 ('u', grid " +
+                             grid.describe() +
+                             ") are used in one kernel but live on different grids";
+    CHECK_THROWS_WITH_AS(kfuse::fuse(w, u, copy_back), doctest::Contains(want.c_str()),
+                         kfuse::Error);
     CHECK_THROWS_AS(v = u + w, kfuse::Error);
   }
   SUBCASE("a shift wider than the halo") {
     auto wide = [](auto u, auto v) { return kfuse::assign(v, kfuse::shift<2, 0>(u)); };
     CHECK_THROWS_WITH_AS(kfuse::fuse(u, v, wide), doctest::Contains("halo is only 1"),
                          kfuse::Error);
+    // The message names the farthest read of the parameter, in whichever kernel it is.
+    auto two_kernels = [](auto u, auto v, auto res) {
+      return kfuse::seq(kfuse::reduce(res, kfuse::sum(u)),
+                        kfuse::assign(v, res * (kfuse::shift<1, 0>(u) + kfuse::shift<0, -3>(u) +
+                                                kfuse::shift<-2, 0>(u))));
+    };
+    CHECK_THROWS_WITH_AS(
+        kfuse::fuse(u, v, res, two_kernels),
+        doctest::Contains("kfuse::fuse: parameter 0 ('u') is read at offset 3 but its grid's "
+                          "halo is only 1; use GridOptions{3} or a narrower stencil"),
+        kfuse::Error);
     CHECK_THROWS_AS((v = kfuse::shift<0, -2>(u)), kfuse::Error);
   }
 }

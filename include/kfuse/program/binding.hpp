@@ -123,29 +123,25 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
     return {this, space};
   }
 
-  /// The index space (grid or row map) of kernel group G: that of its first array, or the
-  /// rows of its first matrix when it reads only products, e.g. reduce(s, sum(A * x)).
+  /// The index space (grid or row map) of kernel group G: that of its arrays (which
+  /// check_group_spaces made one), or the rows of its first matrix when it reads only
+  /// products, e.g. reduce(s, sum(A * x)).
   template <int G, class Statements>
   const auto* space_of_group(const Statements& statements) const {
     constexpr int D = Plan::group_domains[G];
+    const auto reaches = group_reaches<G>(statements);
+    const auto spaces = spaces_in<D>(std::index_sequence_for<Args...>{});
+    for (std::size_t p = 0; p < spaces.size(); ++p)
+      if (reaches[p] > sparse_reach && spaces[p] != nullptr) return spaces[p];
     const space_t<D>* space = nullptr;
-    hana::for_each(Plan::template group<G>::members, [&](auto s) {
-      for_each_statement_array(hana::at(statements, s), [&](auto i, int reach) {
-        const auto* a = find<i>();
-        if constexpr (domain_of<std::decay_t<decltype(*a)>>::value == D)
-          if (space == nullptr && a != nullptr && reach != sparse_reach) space = &space_of(*a);
-      });
-    });
-    if constexpr (D == domain::row_map) {
-      if (space == nullptr)
-        hana::for_each(Plan::template group<G>::members, [&](auto s) {
-          with_statement_expr(hana::at(statements, s), [&](const auto& e) {
-            for_each_sparse_product(e, [&](const auto& product) {
-              if (space == nullptr) space = &matrix_of(product.matrix, context<D>(nullptr)).range();
-            });
+    if constexpr (D == domain::row_map)
+      hana::for_each(Plan::template group<G>::members, [&](auto s) {
+        with_statement_expr(hana::at(statements, s), [&](const auto& e) {
+          for_each_sparse_product(e, [&](const auto& product) {
+            if (space == nullptr) space = &matrix_of(product.matrix, context<D>(nullptr)).range();
           });
         });
-    }
+      });
     return space;
   }
 
@@ -192,6 +188,45 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
   template <std::size_t... I>
   static constexpr std::array<std::size_t, sizeof...(I)> value_sizes(std::index_sequence<I...>) {
     return {value_size<I>()...};
+  }
+
+  /// Per position, how far a kernel group reaches the array there: the largest |offset|
+  /// it reads or writes it at, sparse_reach when it reads it only as a product's x, and
+  /// not_accessed. A run-time table of compile-time facts, so that the checks on it are
+  /// one loop per program rather than code per group and position.
+  using Reaches = std::array<int, sizeof...(Args)>;
+  static constexpr int not_accessed = sparse_reach - 1;
+  struct NoteReach {
+    Reaches* reaches;
+    template <class I>
+    void operator()(I, int reach) const {
+      int& r = (*reaches)[I::value];
+      r = reach > r ? reach : r;
+    }
+  };
+  template <int G, class Statements>
+  static Reaches group_reaches(const Statements& statements) {
+    Reaches reaches;
+    reaches.fill(not_accessed);
+    hana::for_each(Plan::template group<G>::members, [&](auto s) {
+      for_each_statement_array(hana::at(statements, s), NoteReach{&reaches});
+    });
+    return reaches;
+  }
+
+  /// Per position, the index space of its array if that has domain D (nullptr for other
+  /// arguments and for temporaries not allocated yet).
+  template <int D, std::size_t... I>
+  std::array<const space_t<D>*, sizeof...(I)> spaces_in(std::index_sequence<I...>) const {
+    return {space_at<D, int(I)>()...};
+  }
+  template <int D, int I>
+  const space_t<D>* space_at() const {
+    const auto* a = find<I>();
+    using A = std::decay_t<decltype(*a)>;
+    if constexpr (is_space_handle<A>::value)
+      if constexpr (domain_of<A>::value == D) return a != nullptr ? &space_of(*a) : nullptr;
+    return nullptr;
   }
 
   /// What messages call the argument at `position`.
@@ -257,6 +292,10 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
 
   template <class Statements>
   void check_group_spaces(const Statements& statements);
+  template <int D>
+  const space_t<D>* check_arrays_space(const Reaches& reaches) const;
+  template <int D>
+  void allocate_temporaries(const Reaches& reaches, const space_t<D>* space);
   void check_aliasing() const;
 
   Slots slots_;
@@ -282,65 +321,79 @@ void Binding<Plan, std::tuple<Args...>, UserCount>::check_group_spaces(
     using G = std::decay_t<decltype(group)>;
     constexpr int D = Plan::group_domains[G::index];
     if constexpr (G::kernel && has_space(D)) {
-      std::optional<space_t<D>> space;
-      int first = -1;
-      auto visit = [&](auto i, int reach) {
-        const auto* a = find<i>();
-        if (a == nullptr || reach == sparse_reach) return;  // products: checked below
-        if constexpr (domain_of<std::decay_t<decltype(*a)>>::value == D) {
-          const auto& own = space_of(*a);
-          if (!space) {
-            space = own;
-            first = int(i);
-          } else if (own != *space) {
-            throw Error(error_message("kfuse::fuse: parameters ", first, " (", quoted(first), ", ",
-                                      describe_space(*space), ") and ", int(i), " (",
-                                      quoted(int(i)), ", ", describe_space(own),
-                                      ") are used in one kernel but live on different ",
-                                      D == domain::row_map ? "row maps" : "grids"));
-          }
-          if constexpr (D != domain::row_map)
-            if (reach > own.halo())
-              throw Error(error_message("kfuse::fuse: parameter ", int(i), " (", quoted(int(i)),
-                                        ") is read at offset ", reach,
-                                        " but its grid's halo is only ", own.halo(),
-                                        "; use GridOptions{", reach, "} or a narrower stencil"));
-        }
-      };
-      hana::for_each(group.members,
-                     [&](auto s) { for_each_statement_array(hana::at(statements, s), visit); });
+      const auto reaches = group_reaches<G::index>(statements);
+      const space_t<D>* space = check_arrays_space<D>(reaches);
       if constexpr (D == domain::row_map) {  // A * x: x on A's columns, rows A's rows
         hana::for_each(group.members, [&](auto s) {
           with_statement_expr(hana::at(statements, s), [&](const auto& e) {
             for_each_sparse_product(e, [&](const auto& product) {
               const auto& A = matrix_of(product.matrix, context<D>(nullptr));
               using X = std::decay_t<decltype(product.x)>;
-              const RowMap* rows = space ? &*space : nullptr;
               if constexpr (is_array_param<X>::value) {
                 if (const auto* x = find<X::index>())
-                  GhostRefresh::check("kfuse::fuse", A, *x, rows);
+                  GhostRefresh::check("kfuse::fuse", A, *x, space);
               } else {
-                GhostRefresh::check("kfuse::fuse", A, product.x, rows);
+                GhostRefresh::check("kfuse::fuse", A, product.x, space);
               }
-              if (!space) space = A.range();
+              if (space == nullptr) space = &A.range();
             });
           });
         });
       }
-      hana::for_each(group.members, [&](auto s) {
-        for_each_statement_array(hana::at(statements, s), [&](auto i, int) {
-          auto& slot = std::get<i>(slots_);
-          if constexpr (is_optional_array<std::decay_t<decltype(slot)>>::value) {
-            if (!slot) {
-              if (!space)
-                throw Error(
-                    "kfuse::fuse: a kernel reads only temporaries and indices, so its grid "
-                    "is unknown; use an array of the grid in that statement");
-              slot.emplace(*space, name_of(i), local_errors);  // make() agrees
-            }
-          }
-        });
-      });
+      allocate_temporaries<D>(reaches, space);
+    }
+  });
+}
+
+/// The space of the arrays a group reaches (not as products' x), checked to be one, with
+/// each reach within its halo; nullptr when the group reaches none that is allocated.
+template <class Plan, class... Args, int UserCount>
+template <int D>
+const space_t<D>* Binding<Plan, std::tuple<Args...>, UserCount>::check_arrays_space(
+    const Reaches& reaches) const {
+  const auto spaces = spaces_in<D>(std::index_sequence_for<Args...>{});
+  const space_t<D>* space = nullptr;
+  int first = -1;
+  for (int i = 0; i < size; ++i) {
+    const space_t<D>* own = spaces[i];
+    if (own == nullptr || reaches[i] <= sparse_reach) continue;  // products: checked apart
+    if (space == nullptr) {
+      space = own;
+      first = i;
+    } else if (*own != *space) {
+      throw Error(error_message("kfuse::fuse: parameters ", first, " (", quoted(first), ", ",
+                                describe_space(*space), ") and ", i, " (", quoted(i), ", ",
+                                describe_space(*own), ") are used in one kernel but live on ",
+                                "different ", D == domain::row_map ? "row maps" : "grids"));
+    }
+    if constexpr (D != domain::row_map)
+      if (reaches[i] > own->halo())
+        throw Error(error_message("kfuse::fuse: parameter ", i, " (", quoted(i),
+                                  ") is read at offset ", reaches[i],
+                                  " but its grid's halo is only ", own->halo(),
+                                  "; use GridOptions{", reaches[i], "} or a narrower stencil"));
+  }
+  return space;
+}
+
+/// Allocates on `space` the memory temporaries a group reaches that have no storage yet.
+template <class Plan, class... Args, int UserCount>
+template <int D>
+void Binding<Plan, std::tuple<Args...>, UserCount>::allocate_temporaries(const Reaches& reaches,
+                                                                         const space_t<D>* space) {
+  static_for<size>([&](auto i) {
+    auto& slot = std::get<i>(slots_);
+    using S = std::decay_t<decltype(slot)>;
+    if constexpr (is_optional_array<S>::value) {
+      if constexpr (domain_of<typename S::value_type>::value == D) {  // others: not in D groups
+        if (reaches[i] != not_accessed && !slot) {
+          if (space == nullptr)
+            throw Error(
+                "kfuse::fuse: a kernel reads only temporaries and indices, so its grid is "
+                "unknown; use an array of the grid in that statement");
+          slot.emplace(*space, name_of(i), local_errors);  // make() agrees
+        }
+      }
     }
   });
 }
