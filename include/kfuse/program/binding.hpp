@@ -123,26 +123,12 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
     return {this, space};
   }
 
-  /// The index space (grid or row map) of kernel group G: that of its arrays (which
-  /// check_group_spaces made one), or the rows of its first matrix when it reads only
-  /// products, e.g. reduce(s, sum(A * x)).
-  template <int G, class Statements>
-  const auto* space_of_group(const Statements& statements) const {
-    constexpr int D = Plan::group_domains[G];
-    const auto reaches = group_reaches<G>(statements);
-    const auto spaces = spaces_in<D>(std::index_sequence_for<Args...>{});
-    for (std::size_t p = 0; p < spaces.size(); ++p)
-      if (reaches[p] > sparse_reach && spaces[p] != nullptr) return spaces[p];
-    const space_t<D>* space = nullptr;
-    if constexpr (D == domain::row_map)
-      hana::for_each(Plan::template group<G>::members, [&](auto s) {
-        with_statement_expr(hana::at(statements, s), [&](const auto& e) {
-          for_each_sparse_product(e, [&](const auto& product) {
-            if (space == nullptr) space = &matrix_of(product.matrix, context<D>(nullptr)).range();
-          });
-        });
-      });
-    return space;
+  /// The index space (grid or row map) of kernel group G, found by check_group_spaces: that
+  /// of its arrays, or the rows of its first matrix when it reads only products, e.g.
+  /// reduce(s, sum(A * x)). It lives in the arguments' shared state, so it outlasts moves.
+  template <int G>
+  const auto* space_of_group() const {
+    return static_cast<const space_t<Plan::group_domains[G]>*>(group_spaces_[G]);
   }
 
   struct Traffic {
@@ -299,6 +285,7 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
   void check_aliasing() const;
 
   Slots slots_;
+  std::array<const void*, Plan::group_count> group_spaces_{};  // space_of_group's
 };
 
 template <class Plan, class... Args, int UserCount>
@@ -341,6 +328,7 @@ void Binding<Plan, std::tuple<Args...>, UserCount>::check_group_spaces(
         });
       }
       allocate_temporaries<D>(reaches, space);
+      group_spaces_[G::index] = space;
     }
   });
 }

@@ -48,7 +48,7 @@ std::string explain_program(const Statements& statements, const Binding& binding
       } else if constexpr (has_space(domain)) {
         if (!exchanged.empty())
           out << "  exchange halos of " << exchanged << " (when stale)"
-              << (binding.template space_of_group<g>(statements)->overlap()
+              << (binding.template space_of_group<g>()->overlap()
                       ? "; overlapped: interior points run while messages fly, then the "
                         "boundary strips (\"" +
                             labels[g] + ":boundary\")"

@@ -177,7 +177,7 @@ void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
                   "kfuse::fuse: a kernel's statements read only temporaries and indices, so "
                   "their rank is unknown; involve an array of the grid");
     if constexpr (detail::has_space(D)) {
-      const auto* space = binding_->template space_of_group<G::index>(statements_);
+      const auto* space = binding_->template space_of_group<G::index>();
       detail::run_group<D>(label, *space, statements_, group, binding_->template context<D>(space));
     }
   }
