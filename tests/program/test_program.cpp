@@ -541,12 +541,16 @@ namespace for_box_test {
 /// Counts the visits of each point of a box (atomically: a GPU schedule's threads run at once).
 struct CountVisits {
   Kokkos::View<int**, kfuse::detail::MemSpace> visits;
-  std::int64_t lo0, lo1;
+  std::int64_t lo0, lo1, lo2 = 0,
+                         extent2 = 1;  // rank 3: (j, k) is column (j - lo1) * extent2 + k - lo2
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
     Kokkos::atomic_increment(&visits(i - lo0, 0));
   }
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
     Kokkos::atomic_increment(&visits(i - lo0, j - lo1));
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, std::int64_t k) const {
+    Kokkos::atomic_increment(&visits(i - lo0, (j - lo1) * extent2 + k - lo2));
   }
 };
 }  // namespace for_box_test
@@ -571,6 +575,10 @@ TEST_CASE("for_box visits every point of a box once (GPUs: a team per 256 points
     Kokkos::View<int**, kfuse::detail::MemSpace> grid("visits", std::size_t(m), 255);
     kfuse::detail::for_box<2>("test:for_box", {{2, 5}, {2 + m, 260}}, CountVisits{grid, 2, 5});
     CHECK(once(grid));
+    Kokkos::View<int**, kfuse::detail::MemSpace> block("visits", std::size_t(m), 7 * 13);
+    kfuse::detail::for_box<3>("test:for_box", {{-1, 4, 2}, {m - 1, 11, 15}},
+                              CountVisits{block, -1, 4, 2, 13});
+    CHECK(once(block));
   }
 }
 

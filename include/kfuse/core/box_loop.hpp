@@ -8,8 +8,8 @@
 // reduction, kfuse's and the hand-written benchmarks' alike, ran at 6-7% of an H100's
 // STREAM triad so. A flat range is read coalesced along the contiguous last dimension
 // and launched like every 1-D kernel; the price is an integer division per dimension
-// beyond the first. Host CPUs keep RangePolicy / MDRangePolicy over rows (kfuse's own
-// kernels loop inside a row there: exec/kernel.hpp).
+// beyond the first. Host CPUs take a RangePolicy over rows instead, each a plain loop
+// along the last dimension (kfuse's own kernels too: exec/kernel.hpp).
 //
 // A GPU loop is a TeamPolicy of 256-thread teams, not a RangePolicy. Kokkos' CUDA
 // RangePolicy (3.4) takes the smallest block that reaches the highest theoretical
@@ -44,7 +44,7 @@ namespace kfuse::detail {
 /// Schedules: how a loop's points map onto threads, one per kind of execution space. A
 /// backend whose threads want another mapping adds a schedule, its BoxLoops below and its
 /// GroupLauncher (exec/kernel.hpp) (docs/architecture.md §13.4).
-struct HostSchedule {};    ///< host CPUs: boxes as MD ranges; kfuse's kernels loop along rows
+struct HostSchedule {};    ///< host CPUs: a range of rows, each a loop along the last dimension
 struct DeviceSchedule {};  ///< GPUs: a flat range, a thread per point; reductions by teams
 
 /// The schedule of ExecSpace. A program compiled with KFUSE_DEVICE_SCHEDULE_ON_HOST=1 runs
@@ -145,6 +145,23 @@ struct TeamBoxFor {
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const index_t k = index_t(team.league_rank()) * team.team_size() + team.team_rank();
     if (k < size) box.call(k, f);
+  }
+};
+
+/// parallel_for functor (host CPUs): f(i, j, k) along row `row` of the outer dimensions of
+/// a rank-2 or rank-3 box (rows in memory order, the last dimension a plain loop).
+template <int N, class F>
+struct HostRowsFor {
+  F f;
+  Box<N> box;
+  index_t columns;  // rank 3: extent of dimension 1
+  KOKKOS_INLINE_FUNCTION void operator()(index_t row) const {
+    for (index_t k = box.lo[N - 1]; k < box.hi[N - 1]; ++k) {
+      if constexpr (N == 2)
+        f(box.lo[0] + row, k);
+      else
+        f(box.lo[0] + row / columns, box.lo[1] + row % columns, k);
+    }
   }
 };
 
@@ -255,17 +272,18 @@ struct BoxLoops;
 
 template <>
 struct BoxLoops<HostSchedule> {
-  /// RangePolicy (rank 1) or MDRangePolicy.
+  /// A RangePolicy over points (rank 1) or rows (HostRowsFor): lighter to compile than an
+  /// MDRangePolicy's tiles.
   template <int N, class F>
   static void for_box(const std::string& label, const Box<N>& box, const F& f) {
     if constexpr (N == 1) {
       Kokkos::parallel_for(label, range_for<F>(box.lo[0], box.hi[0]), f);
     } else {
-      Kokkos::Array<index_t, N> lo, hi;
-      for (int d = 0; d < N; ++d) lo[d] = box.lo[d], hi[d] = box.hi[d];
-      Kokkos::parallel_for(
-          label,
-          Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<N>, Kokkos::IndexType<index_t>>(lo, hi), f);
+      if (box.size() == 0) return;
+      index_t rows = 1;
+      for (int d = 0; d + 1 < N; ++d) rows *= box.hi[d] - box.lo[d];
+      const HostRowsFor<N, F> loop{f, box, box.hi[1] - box.lo[1]};
+      Kokkos::parallel_for(label, range_for<HostRowsFor<N, F>>(0, rows), loop);
     }
   }
   /// A flat RangePolicy (kfuse's own kernels reduce along rows inside their functors

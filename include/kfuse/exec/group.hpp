@@ -311,20 +311,22 @@ auto run_rows_overlapped(const std::string& label, const List& list, const Comm&
 
 /// Runs a group's lowered statements over the owned points of `space` (a grid or a row
 /// map) after `exchange` (exchange_t<D>) has brought the neighbour data they read up to
-/// date: while the interior points run, where `overlap` and the space allow it (the
+/// date: while the interior points run, where `Overlap` and the space allow it (the
 /// space's GridOptions::overlap on grids, a single import on row maps), else before the
-/// launch. The one runner of programs and eager statements alike.
-template <int D, class List, class Exchange, class Views = NoViews>
+/// launch. The one runner of programs and eager statements alike. `Overlap` is a
+/// template argument so that a kernel that never overlaps (an eager statement, a group
+/// without neighbour reads) compiles no overlapped launch.
+template <int D, bool Overlap, class List, class Exchange, class Views = NoViews>
 auto run_exchanged(const std::string& label, const space_t<D>& space, const List& list,
-                   Exchange& exchange, bool overlap, const Views& views = {}) {
+                   Exchange& exchange, const Views& views = {}) {
   if (!exchange.empty()) {
-    if constexpr (D == domain::row_map) {
+    if constexpr (Overlap && D == domain::row_map) {
       // Only products import ghosts: no overlapped kernels for the other groups.
       if constexpr (holds_node<is_sparse_row_read, List>())
-        if (overlap && exchange.can_overlap())
+        if (exchange.can_overlap())
           return run_rows_overlapped(label, list, space.comm(), exchange, views);
-    } else {
-      if (overlap && space.overlap())
+    } else if constexpr (Overlap) {
+      if (space.overlap())
         return run_kernel_overlapped<kernel_rank<D>>(label, owned_box(space), list, space.comm(),
                                                      exchange, space.halo(), views);
     }
@@ -372,7 +374,10 @@ void run_group(const std::string& label, const space_t<D>& space, const Statemen
     hana::for_each(group.neighbour_reads,
                    [&](auto i) { exchange.add(ctx.template argument<i>()); });
   }
-  const auto acc = run_exchanged<D>(label, space, list, exchange, true, views);
+  // Overlapped where neighbour data may arrive: stencil reads on grids, products on row
+  // maps (run_exchanged's own test).
+  constexpr bool overlap = D == domain::row_map || G::facts.neighbour_reads.any();
+  const auto acc = run_exchanged<D, overlap>(label, space, list, exchange, views);
   hana::unpack(group.members, [&](auto... i) { store_results<0>(statements, ctx, acc, i...); });
   hana::for_each(hana::to_tuple(group.writes), [&](auto i) {
     if constexpr (!Ctx::template in_register<i>) ctx.template argument<i>().mark_halo_stale();

@@ -372,19 +372,20 @@ struct InnerLoop {
     }
   }
 
-  /// Rank 1: chunk c; rank 2: row i.
+  /// Call c: rank 1, chunk c; rank 2 and 3, row c of the outer dimensions in memory order
+  /// (one range for every rank: a Kokkos MDRangePolicy over rank 3's rows cost more to
+  /// compile, its tiles, than a division per row costs to run).
   KOKKOS_INLINE_FUNCTION void operator()(index_t c) const {
     const index_t lo = box.lo[N - 1], hi = box.hi[N - 1];
     if constexpr (N == 1) {
       const index_t begin = lo + c * chunk;
       loop(c, begin, begin + chunk < hi ? begin + chunk : hi);
+    } else if constexpr (N == 2) {
+      loop(c, lo, hi, box.lo[0] + c);
     } else {
-      loop(c - box.lo[0], lo, hi, c);
+      const index_t columns = box.hi[1] - box.lo[1];
+      loop(c, lo, hi, box.lo[0] + c / columns, box.lo[1] + c % columns);
     }
-  }
-  /// Rank 3: row (i, j).
-  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j) const {
-    loop((i - box.lo[0]) * (box.hi[1] - box.lo[1]) + (j - box.lo[1]), box.lo[2], box.hi[2], i, j);
   }
 };
 
@@ -409,16 +410,7 @@ void launch_on_host(const std::string& label, const Box<N>& box, const Kernel& k
   InnerLoop<N, Kernel> rows{kernel, box, host_chunk};
   const index_t calls = rows.calls();
   if constexpr (reduces) rows.partials = host_partials<Accumulators>(calls);
-  if constexpr (N == 1) {
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Index>(0, calls), rows);
-  } else if constexpr (N == 2) {
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Index>(box.lo[0], box.hi[0]), rows);
-  } else {
-    Kokkos::parallel_for(label,
-                         Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Index>(
-                             {box.lo[0], box.lo[1]}, {box.hi[0], box.hi[1]}),
-                         rows);
-  }
+  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Index>(0, calls), rows);
   if constexpr (reduces) {
     ExecSpace().fence();
     for (index_t c = 0; c < calls; ++c) acc->join(rows.partials[c]);

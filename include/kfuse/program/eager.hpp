@@ -153,15 +153,15 @@ void eager_assign_to(const char* api, Target& target, const Expr& expr) {
     // Not the collective constructor: whether the target is aliased is this
     // rank's view (the same on every rank for the same handles).
     Target scratch(space, target.label() + ".rhs", local_errors);
-    run_exchanged<D>(label, space, make_statement_list(StoreView<T, R, V>{scratch.view(), value}),
-                     exchange, false);
+    run_exchanged<D, false>(
+        label, space, make_statement_list(StoreView<T, R, V>{scratch.view(), value}), exchange);
     const auto copy = lower(scratch, ctx);
     using C = std::decay_t<decltype(copy)>;
     run_kernel<R>(label + ":copy", owned_box(space),
                   make_statement_list(StoreView<T, R, C>{target.view(), copy}), space.comm());
   } else {
-    run_exchanged<D>(label, space, make_statement_list(StoreView<T, R, V>{target.view(), value}),
-                     exchange, false);
+    run_exchanged<D, false>(
+        label, space, make_statement_list(StoreView<T, R, V>{target.view(), value}), exchange);
   }
   target.mark_halo_stale();
   ExecSpace().fence();  // on a device, the kernel may still run otherwise
@@ -196,10 +196,9 @@ auto eval(const E& e) {
     EagerContext<D> ctx{&*grid};
     const auto value = lower(e.arg, ctx);
     using Op = typename E::op_type;
-    const auto acc = run_exchanged<D>(
+    const auto acc = run_exchanged<D, false>(
         "kfuse:group[eval " + std::string(Op::symbol) + "]", *grid,
-        make_statement_list(Accumulate<0, Op, T, std::decay_t<decltype(value)>>{value}), exchange,
-        false);
+        make_statement_list(Accumulate<0, Op, T, std::decay_t<decltype(value)>>{value}), exchange);
     return E::finish_type::apply(accumulator_of<0>(acc));
   } else {
     static_assert(is_operand_v<E> && expr_traits<node_t<E>>::domain == domain::scalar,
