@@ -93,6 +93,106 @@ auto lower_members(const Statements& statements, const Ctx& ctx, I i, Rest... re
   return prepend(head, lower_members<next, Forward, NextStored>(statements, ctx, rest...));
 }
 
+// ---- kernel slots: a group's positions renumbered ----------------------------------
+
+/// The index of `position` among P (-1: not there).
+template <int... P>
+constexpr int index_in(int position) {
+  int k = 0;
+  for (int p : std::array<int, sizeof...(P)>{{P...}}) {
+    if (p == position) return k;
+    ++k;
+  }
+  return -1;
+}
+
+/// Position I's kernel slot: its index among a group's positions P.
+template <int I, int... P>
+constexpr int slot_among() {
+  constexpr int k = index_in<P...>(I);
+  static_assert(k >= 0, "kfuse: a group's kernel names a position its statements do not");
+  return k;
+}
+
+/// Seq with position I appended, unless it holds I already.
+template <class Seq, int I>
+struct add_position;
+template <int... P, int I>
+struct add_position<std::integer_sequence<int, P...>, I> {
+  using type = std::conditional_t<((P == I) || ...), std::integer_sequence<int, P...>,
+                                  std::integer_sequence<int, P..., I>>;
+};
+
+/// The parameter positions an expression's lowered form names (ParamRead, RegisterRead), in
+/// order of first appearance, appended to Found: its array parameters, shifted or not, but
+/// not a product's x (read through the product's own views).
+template <class E, class Found>
+struct collect_positions;
+template <class Children, class Found>
+struct collect_positions_in;
+template <class Found>
+struct collect_positions_in<ChildRefs<>, Found> {
+  using type = Found;
+};
+template <class C, class... Rest, class Found>
+struct collect_positions_in<ChildRefs<C, Rest...>, Found>
+    : collect_positions_in<ChildRefs<Rest...>,
+                           typename collect_positions<std::decay_t<C>, Found>::type> {};
+template <class E, class Found>
+struct collect_positions : collect_positions_in<children_t<E>, Found> {};
+template <int I, class T, int D, class Found>
+struct collect_positions<ArrayParam<I, T, D>, Found> : add_position<Found, I> {};
+template <int I, class T, bool S, class Found>
+struct collect_positions<TempParam<I, T, S>, Found> : add_position<Found, I> {};
+template <class Leaf, int... O, class Found>
+struct collect_positions<Shifted<Leaf, O...>, Found> : collect_positions<Leaf, Found> {};
+template <class M, class X, class Found>
+struct collect_positions<SparseProduct<M, X>, Found> {
+  using type = Found;
+};
+
+/// ... of a group's statements in order: each one's array target (a stored or register
+/// temporary), then what it reads.
+template <class Found, class... S>
+struct collect_statement_positions {
+  using type = Found;
+};
+template <class Found, class S, class... Rest>
+struct collect_statement_positions<Found, S, Rest...> {
+  using Info = StatementInfo<S>;
+  using WithTarget =
+      std::conditional_t<(Info::array_target >= 0),
+                         typename add_position<Found, Info::array_target>::type, Found>;
+  using type = typename collect_statement_positions<
+      typename collect_positions<typename Info::reads, WithTarget>::type, Rest...>::type;
+};
+
+/// A group's lowering context: `Ctx` whose kernel-side trees name parameter position I as
+/// slot<I>, its index among the positions the group names (`Positions`, in order of first
+/// appearance; kernel_position<K> maps back). Kernels of one shape then have one type
+/// wherever their parameters sit, and compile once: the Unfused rewrite's `t7 = u * v`
+/// and `t9 = h * u` are one kernel.
+template <class Ctx, class Positions>
+struct SlotContext;
+template <class Ctx, int... P>
+struct SlotContext<Ctx, std::integer_sequence<int, P...>> : Ctx {
+  explicit SlotContext(const Ctx& base) : Ctx(base) {}
+  template <int I>
+  static constexpr int slot = slot_among<I, P...>();
+  template <int K>
+  static constexpr int kernel_position = std::array<int, sizeof...(P)>{{P...}}[K];
+};
+
+/// The positions kernel group G (plan::group<g>) of Statements names.
+template <class Statements, int First, int... K>
+auto positions_of_statements(std::integer_sequence<int, K...>) ->
+    typename collect_statement_positions<
+        std::integer_sequence<int>,
+        std::decay_t<decltype(hana::at_c<First + K>(std::declval<const Statements&>()))>...>::type;
+template <class Statements, class G>
+using group_positions_t = decltype(positions_of_statements<Statements, G::facts.first>(
+    std::make_integer_sequence<int, G::facts.end - G::facts.first>{}));
+
 /// Lowered statements of a group, in order, with reduction slots numbered.
 template <class Statements, class Members, class Ctx>
 auto lower_group(const Statements& statements, Members members, const Ctx& ctx) {
@@ -140,13 +240,13 @@ using views_t = typename slot_file<ViewFile, NoViews,
 
 template <int... K, class... T, int... N, class Ctx>
 ViewFile<ViewSlot<K, T, N>...> make_views(ViewFile<ViewSlot<K, T, N>...>*, const Ctx& ctx) {
-  return {ViewSlot<K, T, N>{ctx.template argument<K>().view()}...};
+  return {ViewSlot<K, T, N>{ctx.template argument<Ctx::template kernel_position<K>>().view()}...};
 }
 template <class Ctx>
 NoViews make_views(NoViews*, const Ctx&) {
   return {};
 }
-/// The arrays a lowered group reads through ParamRead, from its context.
+/// The arrays a lowered group reads through ParamRead, from its SlotContext.
 template <class List, class Ctx>
 views_t<List> group_views(const List&, const Ctx& ctx) {
   return make_views(static_cast<views_t<List>*>(nullptr), ctx);
@@ -361,8 +461,9 @@ void run_host_group(const Statements& statements, const G& group, const Ctx& ctx
 template <int D, class Statements, class G, class Ctx>
 void run_group(const std::string& label, const space_t<D>& space, const Statements& statements,
                const G& group, const Ctx& ctx) {
-  const auto list = lower_group(statements, group.members, ctx);
-  const auto views = group_views(list, ctx);
+  const SlotContext<Ctx, group_positions_t<Statements, G>> slots(ctx);
+  const auto list = lower_group(statements, group.members, slots);
+  const auto views = group_views(list, slots);
   exchange_t<D> exchange(space);
   if constexpr (D == domain::row_map) {
     hana::for_each(group.members, [&](auto s) {

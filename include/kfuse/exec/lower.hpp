@@ -7,6 +7,8 @@
 //   ctx.template scalar<I>()     the Scalar bound to position I
 //   Context::template in_register<I>   whether temporary I lives in a register
 //   ctx.index_offset(d)          global index of view coordinate 0 along d
+//   Context::template slot<I>    the kernel-side index of position I (ParamRead,
+//                                RegisterRead: exec/group.hpp's SlotContext)
 // and, inside a group, Forwarding says which arrays are read from registers.
 #pragma once
 
@@ -118,20 +120,21 @@ auto lower(const Scalar<T>& s, const Ctx&) {
 template <int I, class Ctx>
 auto param_read(const Ctx& ctx) {
   using V = std::decay_t<decltype(ctx.template argument<I>().view())>;
-  return ParamRead<I, typename V::non_const_value_type, int(V::rank), zero_offsets<int(V::rank)>>{};
+  return ParamRead<Ctx::template slot<I>, typename V::non_const_value_type, int(V::rank),
+                   zero_offsets<int(V::rank)>>{};
 }
 
 template <int I, class T, int D, class Ctx>
 auto lower(const ArrayParam<I, T, D>&, const Ctx& ctx) {
   if constexpr (forwarded<Ctx, I>::value)
-    return RegisterRead<I, T, true>{};
+    return RegisterRead<Ctx::template slot<I>, T, true>{};
   else
     return param_read<I>(ctx);
 }
 template <int I, class T, bool Strict, class Ctx>
 auto lower(const TempParam<I, T, Strict>&, const Ctx& ctx) {
   if constexpr (Ctx::template in_register<I> || forwarded<Ctx, I>::value) {
-    return RegisterRead<I, T, Strict>{};
+    return RegisterRead<Ctx::template slot<I>, T, Strict>{};
   } else if constexpr (Strict) {
     return param_read<I>(ctx);
   } else {

@@ -96,7 +96,7 @@ struct register_slot_of<StoreRegister<K, T, E>> {
   using type = RegisterSlot<K, T>;
 };
 
-/// With Forward, an array target is kept in register slot Target::index for
+/// With Forward, an array target is kept in register slot<Target::index> for
 /// the group's later statements (Forwarding) and stored to memory once they
 /// have all run (StoreView).
 template <int J, bool Forward, class Target, class E, class Ctx>
@@ -104,12 +104,13 @@ auto lower_statement(const Assign<Target, E>& s, const Ctx& ctx) {
   using T = typename Target::value_type;
   auto expr = lower(s.expr, ctx);
   if constexpr (is_array_param<Target>::value && Ctx::template in_register<Target::index>) {
-    return StoreRegister<Target::index, T, decltype(expr)>{expr};
+    return StoreRegister<Ctx::template slot<Target::index>, T, decltype(expr)>{expr};
   } else {
     const auto& target = ctx.template argument<Target::index>();
     using A = std::decay_t<decltype(target)>;
     if constexpr (Forward && is_array_param<Target>::value)
-      return StoreView<T, A::rank, decltype(expr), Target::index>{target.view(), expr};
+      return StoreView<T, A::rank, decltype(expr), Ctx::template slot<Target::index>>{target.view(),
+                                                                                      expr};
     else
       return StoreView<T, A::rank, decltype(expr)>{target.view(), expr};
   }
