@@ -127,19 +127,7 @@ struct add_position<std::integer_sequence<int, P...>, I> {
 /// order of first appearance, appended to Found: its array parameters, shifted or not, but
 /// not a product's x (read through the product's own views).
 template <class E, class Found>
-struct collect_positions;
-template <class Children, class Found>
-struct collect_positions_in;
-template <class Found>
-struct collect_positions_in<ChildRefs<>, Found> {
-  using type = Found;
-};
-template <class C, class... Rest, class Found>
-struct collect_positions_in<ChildRefs<C, Rest...>, Found>
-    : collect_positions_in<ChildRefs<Rest...>,
-                           typename collect_positions<std::decay_t<C>, Found>::type> {};
-template <class E, class Found>
-struct collect_positions : collect_positions_in<children_t<E>, Found> {};
+struct collect_positions : fold_children<collect_positions, children_t<E>, Found> {};
 template <int I, class T, int D, class Found>
 struct collect_positions<ArrayParam<I, T, D>, Found> : add_position<Found, I> {};
 template <int I, class T, bool S, class Found>
@@ -216,20 +204,7 @@ struct files_of<StatementList<S...>> {
 // The view slots a lowered statement list reads through (its ParamRead leaves), each
 // once, collected at the type level by a walk over children_t (expr/walk.hpp).
 template <class E, class Found>
-struct collect_view_slots;
-template <class Children, class Found>
-struct collect_view_slots_in;
-template <class Found>
-struct collect_view_slots_in<ChildRefs<>, Found> {
-  using type = Found;
-};
-template <class C, class... Rest, class Found>
-struct collect_view_slots_in<ChildRefs<C, Rest...>, Found>
-    : collect_view_slots_in<ChildRefs<Rest...>,
-                            typename collect_view_slots<std::decay_t<C>, Found>::type> {};
-
-template <class E, class Found>
-struct collect_view_slots : collect_view_slots_in<children_t<E>, Found> {};
+struct collect_view_slots : fold_children<collect_view_slots, children_t<E>, Found> {};
 template <int K, class T, int N, class O, class Found>
 struct collect_view_slots<ParamRead<K, T, N, O>, Found> : add_slot<Found, ViewSlot<K, T, N>> {};
 

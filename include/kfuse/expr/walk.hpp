@@ -66,6 +66,19 @@ void for_each_leaf(const E& e, F&& f) {
   for_each_node(e, OnLeaves<std::remove_reference_t<F>>{f});
 }
 
+/// Collect<C, Found>::type folded over a node's children C in order, from Found: a walk at
+/// the type level. Collect<E, Found> recurses into E's own children the same way
+/// (fold_children<Collect, children_t<E>, Found>) where it does not stop at E.
+template <template <class, class> class Collect, class Children, class Found>
+struct fold_children;
+template <template <class, class> class Collect, class Found>
+struct fold_children<Collect, ChildRefs<>, Found> {
+  using type = Found;
+};
+template <template <class, class> class Collect, class C, class... Rest, class Found>
+struct fold_children<Collect, ChildRefs<C, Rest...>, Found>
+    : fold_children<Collect, ChildRefs<Rest...>, typename Collect<std::decay_t<C>, Found>::type> {};
+
 template <template <class> class Is, class E>
 constexpr bool holds_node();
 
