@@ -541,8 +541,9 @@ namespace for_box_test {
 /// Counts the visits of each point of a box (atomically: a GPU schedule's threads run at once).
 struct CountVisits {
   Kokkos::View<int**, kfuse::detail::MemSpace> visits;
-  std::int64_t lo0, lo1, lo2 = 0,
-                         extent2 = 1;  // rank 3: (j, k) is column (j - lo1) * extent2 + k - lo2
+  std::int64_t lo0, lo1;
+  // Rank 3: point (i, j, k) counts in row i - lo0, column (j - lo1) * extent2 + k - lo2.
+  std::int64_t lo2 = 0, extent2 = 1;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
     Kokkos::atomic_increment(&visits(i - lo0, 0));
   }
