@@ -154,13 +154,13 @@ template <int N, class F>
 struct HostRowsFor {
   F f;
   Box<N> box;
-  index_t columns;  // rank 3: extent of dimension 1
   KOKKOS_INLINE_FUNCTION void operator()(index_t row) const {
-    for (index_t k = box.lo[N - 1]; k < box.hi[N - 1]; ++k) {
-      if constexpr (N == 2)
-        f(box.lo[0] + row, k);
-      else
-        f(box.lo[0] + row / columns, box.lo[1] + row % columns, k);
+    if constexpr (N == 2) {
+      for (index_t k = box.lo[1]; k < box.hi[1]; ++k) f(box.lo[0] + row, k);
+    } else {
+      const index_t columns = box.hi[1] - box.lo[1];
+      const index_t i = box.lo[0] + row / columns, j = box.lo[1] + row % columns;
+      for (index_t k = box.lo[2]; k < box.hi[2]; ++k) f(i, j, k);
     }
   }
 };
@@ -282,7 +282,7 @@ struct BoxLoops<HostSchedule> {
       if (box.size() == 0) return;
       index_t rows = 1;
       for (int d = 0; d + 1 < N; ++d) rows *= box.hi[d] - box.lo[d];
-      const HostRowsFor<N, F> loop{f, box, box.hi[1] - box.lo[1]};
+      const HostRowsFor<N, F> loop{f, box};
       Kokkos::parallel_for(label, range_for<HostRowsFor<N, F>>(0, rows), loop);
     }
   }
