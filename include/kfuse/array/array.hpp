@@ -92,7 +92,7 @@ class Array {
 
   /// Sets every cell, halos included.
   void fill(T value) {
-    Kokkos::deep_copy(state_->view, value);
+    detail::fill_values("fill [" + label() + "]", state_->view, value);
     state_->halo_stale = has_zero_gradient();
   }
 

@@ -87,7 +87,7 @@ class Vector {
   const view_type& interior() const { return state_->view; }
 
   void fill(T value) {
-    Kokkos::deep_copy(state_->view, value);
+    detail::fill_values("fill [" + label() + "]", state_->view, value);
     mark_halo_stale();
   }
   /// Sets entry i to f(global index of i).
@@ -178,7 +178,8 @@ class Vector {
   std::vector<T> gather_impl(int root) const {
     const Comm& comm = row_map().comm();
     std::vector<T> mine(static_cast<std::size_t>(row_map().local_size()));
-    Kokkos::deep_copy(Kokkos::View<T*, Kokkos::HostSpace>(mine.data(), mine.size()), view());
+    detail::copy_values("copy [" + label() + "]",
+                        Kokkos::View<T*, Kokkos::HostSpace>(mine.data(), mine.size()), view());
     if (comm.size() == 1) return mine;
 #if KFUSE_ENABLE_MPI
     const int p = comm.size();

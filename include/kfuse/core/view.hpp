@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <Kokkos_Core.hpp>
 
@@ -108,6 +109,74 @@ void advise_huge_pages(const View& view) {
   const std::size_t bytes = view.span() * sizeof(typename View::value_type);
   if (huge_pages_back<typename View::memory_space>(bytes))
     advise_huge_pages(static_cast<void*>(view.data()), bytes);
+}
+
+/// Copies `from` into `to` element by element (copy_values' and device_copy's kernel).
+template <class T>
+struct CopyInto {
+  T* to;
+  const T* from;
+  KOKKOS_INLINE_FUNCTION void operator()(index_t i) const { to[i] = from[i]; }
+};
+
+/// Sets `to[i]` to `value` (fill_values' kernel).
+template <class T>
+struct FillInto {
+  T* to;
+  T value;
+  KOKKOS_INLINE_FUNCTION void operator()(index_t i) const { to[i] = value; }
+};
+
+/// Every element of a contiguous view (an Array's or a Vector's) set to `value`: a
+/// kernel on the execution space, as Kokkos::deep_copy(view, value) would run, without
+/// compiling deep_copy's cases for every view type (each translation unit pays them).
+template <class View>
+void fill_values(const std::string& label, const View& view,
+                 const typename View::non_const_value_type& value) {
+  using T = typename View::non_const_value_type;
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename View::memory_space>::accessible,
+                "kfuse::detail::fill_values: the view must live where kfuse's kernels run");
+  Kokkos::parallel_for(label,
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(
+                           0, static_cast<index_t>(view.span())),
+                       FillInto<T>{view.data(), value});
+  Kokkos::fence();
+}
+
+/// to = from for contiguous rank-1 views of one length: a kernel when both lie in one
+/// memory space that the execution space reads (every copy of a host build), else
+/// Kokkos::deep_copy (between host and device).
+template <class To, class From>
+void copy_values(const std::string& label, const To& to, const From& from) {
+  using T = typename To::non_const_value_type;
+  using Space = typename To::memory_space;
+  if constexpr (std::is_same_v<Space, typename From::memory_space> &&
+                Kokkos::SpaceAccessibility<ExecSpace, Space>::accessible) {
+    if (to.data() == from.data()) return;  // a mirror of itself
+    Kokkos::parallel_for(label,
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(
+                             0, static_cast<index_t>(to.span())),
+                         CopyInto<T>{to.data(), from.data()});
+    Kokkos::fence();
+  } else {
+    Kokkos::deep_copy(to, from);
+  }
+}
+
+/// A copy of host values in memory space `Space` (huge pages advised where
+/// huge_pages_back admits them), through copy_values: in host memory one parallel
+/// copy, which touches the pages first from the threads that will use them (NUMA
+/// placement under OpenMP, as Kokkos' own initialisation does).
+template <class T, class Space = MemSpace>
+Kokkos::View<T*, Kokkos::LayoutRight, Space> device_copy(const std::string& label,
+                                                         const std::vector<T>& host) {
+  Kokkos::View<T*, Kokkos::LayoutRight, Space> view(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, label), host.size());
+  advise_huge_pages(view);
+  copy_values("copy [" + label + "]", view,
+              Kokkos::View<const T*, Kokkos::LayoutRight, Kokkos::HostSpace,
+                           Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(), host.size()));
+  return view;
 }
 
 /// Tag of the handle constructors that throw on this rank only.

@@ -99,13 +99,10 @@ class GhostImport {
     for (int r = 0, offset = 0; r < p; offset += send_counts[r++])
       if (send_counts[r] > 0) sends_.push_back({r, offset, send_counts[r]});
 
-    Kokkos::View<int*, Kokkos::LayoutRight, detail::MemSpace> indices("kfuse:ghost-send-indices",
-                                                                      asked.size());
-    auto host_indices = Kokkos::create_mirror_view(indices);
+    std::vector<int> local(asked.size());
     for (std::size_t k = 0; k < asked.size(); ++k)
-      host_indices(k) = static_cast<int>(asked[k] - domain.local_begin());
-    Kokkos::deep_copy(indices, host_indices);
-    send_indices_ = indices;
+      local[k] = static_cast<int>(asked[k] - domain.local_begin());
+    send_indices_ = detail::device_copy("kfuse:ghost-send-indices", local);
     send_buffer_ = view_type("kfuse:ghost-send", asked.size());
 #if KFUSE_ENABLE_MPI
     staged_ = !detail::mpi_takes_device_buffers();
@@ -163,7 +160,7 @@ class GhostImport {
         detail::GhostPack<T>{x_owned, send_indices_, send_buffer_});
     Kokkos::fence();  // the buffer is complete before MPI reads it
 #if KFUSE_ENABLE_MPI
-    if (staged_) Kokkos::deep_copy(host_send_, send_buffer_);
+    if (staged_) detail::copy_values("copy [ghost staging]", host_send_, send_buffer_);
     const T* send = staged_ ? host_send_.data() : send_buffer_.data();
     for (const Message& m : sends_) {
       requests_.emplace_back();
@@ -180,7 +177,8 @@ class GhostImport {
     if (!requests_.empty())
       MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
     requests_.clear();
-    if (staged_ && num_ghosts_ > 0) Kokkos::deep_copy(ghosts_, host_recv_);
+    if (staged_ && num_ghosts_ > 0)
+      detail::copy_values("copy [ghost staging]", ghosts_, host_recv_);
 #endif
     ghosts_ = view_type();
     in_flight_ = false;

@@ -337,7 +337,7 @@ class HaloExchange {
     for (std::size_t a = 0; a < arrays_.size(); ++a)
       arrays_[a].copy(boxes(Pass::unpack_self, a), true);
     if (!remote) return;
-    if (staged) Kokkos::deep_copy(buffers_.host_send, buffers_.send);
+    if (staged) detail::copy_values("copy [halo staging]", buffers_.host_send, buffers_.send);
 
 #if KFUSE_ENABLE_MPI
     char* send = staged ? buffers_.host_send.data() : buffers_.send.data();
@@ -366,7 +366,8 @@ class HaloExchange {
       MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
     requests_.clear();
 #endif
-    if (buffers_.host_recv.extent(0) > 0) Kokkos::deep_copy(buffers_.recv, buffers_.host_recv);
+    if (buffers_.host_recv.extent(0) > 0)
+      detail::copy_values("copy [halo staging]", buffers_.recv, buffers_.host_recv);
     for (std::size_t a = 0; a < arrays_.size(); ++a)
       arrays_[a].copy(boxes(Pass::unpack_remote, a), true);
     for (const Entry& e : arrays_) e.mirror();

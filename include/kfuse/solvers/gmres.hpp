@@ -219,7 +219,7 @@ SolveResult generalized_minimal_residual(const char* api, const CsrMatrix<T>& A,
   auto apply_operator = [&](int j) {
     if constexpr (Flexible) {
       apply_preconditioner(api, m, v, z);
-      Kokkos::deep_copy(preconditioned.column(j), z.view());
+      copy_values("copy [fgmres.z]", preconditioned.column(j), z.view());
       spmv_unchecked(A, z.view(), w.view());
     } else if constexpr (no_pc) {
       spmv_unchecked(A, basis.column(j), w.view());
@@ -237,9 +237,9 @@ SolveResult generalized_minimal_residual(const char* api, const CsrMatrix<T>& A,
   auto orthogonalize = [&](int j) {
     const auto h = Kokkos::subview(h_device, Kokkos::make_pair(0, j + 1));
     KokkosBlas::gemv("T", T(1), basis.first(j + 1), w.view(), T(0), h);
-    Kokkos::deep_copy(h_host, h_device);
+    copy_values("copy [gmres.h]", h_host, h_device);
     comm.allreduce(h_host.data(), j + 1, ReduceOp::sum);
-    Kokkos::deep_copy(h_device, h_host);
+    copy_values("copy [gmres.h]", h_device, h_host);
     for (int i = 0; i <= j; ++i) H.at(i, j) = double(h_host(i));
     T ww = 0;
     detail::reduce_box<1>("kfuse:gmres.orthogonalize", {{0}, {n}},
@@ -255,7 +255,7 @@ SolveResult generalized_minimal_residual(const char* api, const CsrMatrix<T>& A,
     const std::vector<double> y = H.solution(k);
     if (y.empty()) return false;
     for (int i = 0; i < k; ++i) h_host(i) = T(y[i]);
-    Kokkos::deep_copy(h_device, h_host);
+    copy_values("copy [gmres.h]", h_device, h_host);
     const auto yk = Kokkos::subview(h_device, Kokkos::make_pair(0, k));
     KokkosBlas::gemv("N", T(1), Flexible ? preconditioned.first(k) : basis.first(k), yk, T(0),
                      w.view());

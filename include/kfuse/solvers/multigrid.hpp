@@ -526,13 +526,14 @@ class RedundantLu {
 
   /// x = A^-1 b (collective; x and b on the coarsest matrix's rows).
   void solve(const Vector<T>& b, const Vector<T>& x) const {
-    Kokkos::deep_copy(own_, b.view());
+    copy_values("copy [coarse solve]", own_, b.view());
     rows_.comm().allgatherv(own_.data(), rhs_.data(), counts_, displacements_);
     lu_->solve(rhs_, rhs_);
-    Kokkos::deep_copy(own_, Kokkos::subview(rhs_, std::pair<index_t, index_t>(
-                                                      rows_.local_begin(),
-                                                      rows_.local_begin() + rows_.local_size())));
-    Kokkos::deep_copy(x.view(), own_);
+    copy_values(
+        "copy [coarse solve]", own_,
+        Kokkos::subview(rhs_, std::pair<index_t, index_t>(
+                                  rows_.local_begin(), rows_.local_begin() + rows_.local_size())));
+    copy_values("copy [coarse solve]", x.view(), own_);
     x.mark_halo_stale();  // written outside kfuse's statements
   }
 

@@ -157,20 +157,13 @@ class CsrMatrix {
 
 namespace detail {
 
-/// A device copy of a host vector.
+/// A copy of a host vector as a View of type View, in its memory space
+/// (device_copy: one instantiation per value type and space, converted to the
+/// layout View asks for).
 template <class View>
 View to_device(const std::string& label,
                const std::vector<typename View::non_const_value_type>& host) {
-  typename View::non_const_type view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
-                                     host.size());
-  // Advised before the first touch, a parallel fill that places the pages where the
-  // kernels' threads use them (as Kokkos' own initialisation did), then the copy.
-  advise_huge_pages(view);
-  Kokkos::deep_copy(view, typename View::non_const_value_type{});
-  auto mirror = Kokkos::create_mirror_view(view);
-  std::copy(host.begin(), host.end(), mirror.data());
-  Kokkos::deep_copy(view, mirror);
-  return view;
+  return device_copy<typename View::non_const_value_type, typename View::memory_space>(label, host);
 }
 
 /// Collective: a kfuse::Error on every rank unless the ranks of each node
@@ -423,7 +416,8 @@ void spmv_unchecked(const CsrMatrix<T>& A, const typename CsrMatrix<T>::const_ve
   // Kokkos Kernels wants x as one array over all local columns: the owned part
   // is copied into the column buffer while the ghosts fly into its tail.
   const auto columns = A.column_buffer();
-  Kokkos::deep_copy(Kokkos::subview(columns, Kokkos::make_pair(std::size_t(0), x.extent(0))), x);
+  copy_values("copy [spmv columns]",
+              Kokkos::subview(columns, Kokkos::make_pair(std::size_t(0), x.extent(0))), x);
   plan.finish();
   KokkosSparse::spmv(KokkosSparse::NoTranspose, one, A.local_matrix(), columns, zero, y);
 }
