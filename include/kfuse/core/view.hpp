@@ -111,7 +111,7 @@ void advise_huge_pages(const View& view) {
     advise_huge_pages(static_cast<void*>(view.data()), bytes);
 }
 
-/// Copies `from` into `to` element by element (copy_values' and device_copy's kernel).
+/// Copies `from` into `to` element by element (copy_values' kernel).
 template <class T>
 struct CopyInto {
   T* to;
@@ -152,6 +152,9 @@ void copy_values(const std::string& label, const To& to, const From& from) {
   using Space = typename To::memory_space;
   if constexpr (std::is_same_v<Space, typename From::memory_space> &&
                 Kokkos::SpaceAccessibility<ExecSpace, Space>::accessible) {
+    if (to.span() != from.span())  // deep_copy's own check
+      throw Error(error_message("kfuse: copying ", from.span(), " values into ", to.span(), " (",
+                                label, ")"));
     if (to.data() == from.data()) return;  // a mirror of itself
     Kokkos::parallel_for(label,
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(
