@@ -111,6 +111,15 @@ void advise_huge_pages(const View& view) {
     advise_huge_pages(static_cast<void*>(view.data()), bytes);
 }
 
+/// functor(i) for every i in [0, n) on the execution space, then a fence: the launch of
+/// the data-movement kernels here (zero-fill, fill, copy), done before the data are used.
+template <class Functor>
+void launch_and_wait(const std::string& label, index_t n, const Functor& functor) {
+  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, n),
+                       functor);
+  Kokkos::fence();
+}
+
 /// Copies `from` into `to` element by element (copy_values' kernel).
 template <class T>
 struct CopyInto {
@@ -136,11 +145,7 @@ void fill_values(const std::string& label, const View& view,
   using T = typename View::non_const_value_type;
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename View::memory_space>::accessible,
                 "kfuse::detail::fill_values: the view must live where kfuse's kernels run");
-  Kokkos::parallel_for(label,
-                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(
-                           0, static_cast<index_t>(view.span())),
-                       FillInto<T>{view.data(), value});
-  Kokkos::fence();
+  launch_and_wait(label, static_cast<index_t>(view.span()), FillInto<T>{view.data(), value});
 }
 
 /// to = from for contiguous rank-1 views of one length: a kernel when both lie in one
@@ -156,11 +161,7 @@ void copy_values(const std::string& label, const To& to, const From& from) {
       throw Error(error_message("kfuse: copying ", from.span(), " values into ", to.span(), " (",
                                 label, ")"));
     if (to.data() == from.data()) return;  // a mirror of itself
-    Kokkos::parallel_for(label,
-                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(
-                             0, static_cast<index_t>(to.span())),
-                         CopyInto<T>{to.data(), from.data()});
-    Kokkos::fence();
+    launch_and_wait(label, static_cast<index_t>(to.span()), CopyInto<T>{to.data(), from.data()});
   } else {
     Kokkos::deep_copy(to, from);
   }
@@ -286,10 +287,7 @@ Storage<T> allocate_storage(const char* api, const std::string& label,
   const std::uintptr_t data = reinterpret_cast<std::uintptr_t>(storage.data());
   const ZeroFill fill{reinterpret_cast<char*>(data / 8 * 8),
                       static_cast<index_t>(data % 8 + data_bytes)};
-  Kokkos::parallel_for("zero-fill [" + label + "]",
-                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, fill.words()),
-                       fill);
-  Kokkos::fence();
+  launch_and_wait("zero-fill [" + label + "]", fill.words(), fill);
   return storage;
 }
 
