@@ -18,6 +18,7 @@
 #include <boost/hana/at.hpp>
 #include <boost/hana/for_each.hpp>
 
+#include "kfuse/core/pack.hpp"
 #include "kfuse/core/static_for.hpp"
 #include "kfuse/dist/comm.hpp"
 #include "kfuse/exec/exchange.hpp"
@@ -34,14 +35,14 @@ template <class Plan, class Args, int UserCount>
 class Binding;
 
 template <class Plan, class... Args, int UserCount>
-class Binding<Plan, std::tuple<Args...>, UserCount> {
+class Binding<Plan, Pack<Args...>, UserCount> {
   template <std::size_t... I>
   static auto slots_type(std::index_sequence<I...>)
-      -> std::tuple<typename slot_for<Plan, int(I), Args>::type...>;
+      -> Pack<typename slot_for<Plan, int(I), Args>::type...>;
   using Slots = decltype(slots_type(std::index_sequence_for<Args...>{}));
 
  public:
-  using ArgTuple = std::tuple<Args...>;
+  using ArgTuple = Pack<Args...>;
   static constexpr int size = int(sizeof...(Args));
 
   /// Whether each position holds a program temporary (kfuse::temporary or the Unfused
@@ -73,7 +74,7 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
   /// register temporary, or one not allocated yet).
   template <int I>
   const auto* find() const {
-    const auto& slot = std::get<I>(slots_);
+    const auto& slot = pack_get<I>(slots_);
     using S = std::decay_t<decltype(slot)>;
     if constexpr (is_optional_array<S>::value)
       return slot ? &*slot : nullptr;
@@ -96,7 +97,7 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
       if constexpr (is_temporary<i>)
         name = (int(i) < UserCount ? "temporary" : "t") + std::to_string(int(i));
       else
-        name = std::get<i>(slots_).label();
+        name = pack_get<i>(slots_).label();
     });
     return name;
   }
@@ -165,7 +166,7 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
   /// Bytes of one value of each parameter's array (0 for a register temporary).
   template <std::size_t I>
   static constexpr std::size_t value_size() {
-    if constexpr (std::is_same_v<std::tuple_element_t<I, Slots>, RegisterTemporary>)
+    if constexpr (std::is_same_v<pack_element_t<I, Slots>, RegisterTemporary>)
       return 0;
     else
       return sizeof(typename std::decay_t<decltype(std::declval<const Binding&>()
@@ -229,18 +230,18 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
                           std::index_sequence<I...>) {
     bool keep = previous != nullptr;
     static_for<size>([&](auto i) {
-      if constexpr (is_space_handle<std::tuple_element_t<i, ArgTuple>>::value)
-        keep = keep && space_of(std::get<i>(args)) == space_of(previous->template argument<i>());
+      if constexpr (is_space_handle<pack_element_t<i, ArgTuple>>::value)
+        keep = keep && space_of(pack_get<i>(args)) == space_of(previous->template argument<i>());
     });
-    return Slots{slot<int(I)>(args, keep ? previous : nullptr)...};
+    return Slots{{{slot<int(I)>(args, keep ? previous : nullptr)}...}};
   }
   template <int I>
   static auto slot(const ArgTuple& args, const Binding* kept) {
-    using S = std::tuple_element_t<I, Slots>;
+    using S = pack_element_t<I, Slots>;
     if constexpr (is_temporary<I>)
-      return kept != nullptr ? S(std::get<I>(kept->slots_)) : S{};
+      return kept != nullptr ? S(pack_get<I>(kept->slots_)) : S{};
     else
-      return S(std::get<I>(args));
+      return S(pack_get<I>(args));
   }
 
   /// The communicator the checks agree on, if any argument is distributed: the one the
@@ -262,8 +263,8 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
       }
     };
     static_for<size>([&](auto i) {
-      using A = std::tuple_element_t<i, ArgTuple>;
-      const auto& arg = std::get<i>(args);
+      using A = pack_element_t<i, ArgTuple>;
+      const auto& arg = pack_get<i>(args);
       if constexpr (is_matrix_operand<A>::value) visit(arg.range().base_comm(), arg.label());
       if constexpr (is_space_handle<A>::value) visit(space_of(arg).base_comm(), arg.label());
     });
@@ -273,7 +274,7 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
   /// Each argument's storage identity (argument_storage), by position.
   template <std::size_t... I>
   std::array<const void*, sizeof...(I)> storage_ids(std::index_sequence<I...>) const {
-    return {argument_storage<std::tuple_element_t<I, ArgTuple>>(std::get<I>(slots_))...};
+    return {argument_storage<pack_element_t<I, ArgTuple>>(pack_get<I>(slots_))...};
   }
 
   template <class Statements>
@@ -290,9 +291,8 @@ class Binding<Plan, std::tuple<Args...>, UserCount> {
 
 template <class Plan, class... Args, int UserCount>
 template <class Statements>
-Binding<Plan, std::tuple<Args...>, UserCount>::Binding(const Statements& statements,
-                                                       const ArgTuple& args,
-                                                       const Binding* previous)
+Binding<Plan, Pack<Args...>, UserCount>::Binding(const Statements& statements, const ArgTuple& args,
+                                                 const Binding* previous)
     : slots_(make_slots(args, previous, std::index_sequence_for<Args...>{})) {
   check_group_spaces(statements);
   check_aliasing();
@@ -302,8 +302,7 @@ Binding<Plan, std::tuple<Args...>, UserCount>::Binding(const Statements& stateme
 /// product's vector on its matrix's columns; allocates the memory temporaries not kept.
 template <class Plan, class... Args, int UserCount>
 template <class Statements>
-void Binding<Plan, std::tuple<Args...>, UserCount>::check_group_spaces(
-    const Statements& statements) {
+void Binding<Plan, Pack<Args...>, UserCount>::check_group_spaces(const Statements& statements) {
   Plan::for_each_group([&](const auto& group) {
     using G = std::decay_t<decltype(group)>;
     constexpr int D = Plan::group_domains[G::index];
@@ -337,7 +336,7 @@ void Binding<Plan, std::tuple<Args...>, UserCount>::check_group_spaces(
 /// each reach within its halo; nullptr when the group reaches none that is allocated.
 template <class Plan, class... Args, int UserCount>
 template <int D>
-const space_t<D>* Binding<Plan, std::tuple<Args...>, UserCount>::check_arrays_space(
+const space_t<D>* Binding<Plan, Pack<Args...>, UserCount>::check_arrays_space(
     const Reaches& reaches) const {
   const auto spaces = spaces_in<D>(std::index_sequence_for<Args...>{});
   const space_t<D>* space = nullptr;
@@ -367,10 +366,10 @@ const space_t<D>* Binding<Plan, std::tuple<Args...>, UserCount>::check_arrays_sp
 /// Allocates on `space` the memory temporaries a group reaches that have no storage yet.
 template <class Plan, class... Args, int UserCount>
 template <int D>
-void Binding<Plan, std::tuple<Args...>, UserCount>::allocate_temporaries(const Reaches& reaches,
-                                                                         const space_t<D>* space) {
+void Binding<Plan, Pack<Args...>, UserCount>::allocate_temporaries(const Reaches& reaches,
+                                                                   const space_t<D>* space) {
   static_for<size>([&](auto i) {
-    auto& slot = std::get<i>(slots_);
+    auto& slot = pack_get<i>(slots_);
     using S = std::decay_t<decltype(slot)>;
     if constexpr (is_optional_array<S>::value) {
       if constexpr (domain_of<typename S::value_type>::value == D) {  // others: not in D groups
@@ -390,7 +389,7 @@ void Binding<Plan, std::tuple<Args...>, UserCount>::allocate_temporaries(const R
 /// parameters' storage: a compile-time one over pairs instantiated a function per pair, the
 /// largest cost of compiling a big program (docs/architecture.md §12).
 template <class Plan, class... Args, int UserCount>
-void Binding<Plan, std::tuple<Args...>, UserCount>::check_aliasing() const {
+void Binding<Plan, Pack<Args...>, UserCount>::check_aliasing() const {
   typename Plan::Mask written;
   for (const auto& f : Plan::statement_facts) written |= f.writes | f.scalar_writes;
   const auto storage = storage_ids(std::index_sequence_for<Args...>{});

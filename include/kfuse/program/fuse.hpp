@@ -13,6 +13,7 @@
 #include <boost/hana/length.hpp>
 #include <boost/hana/unpack.hpp>
 
+#include "kfuse/core/pack.hpp"
 #include "kfuse/plan/policy.hpp"
 #include "kfuse/plan/statement.hpp"
 #include "kfuse/plan/unfused.hpp"
@@ -32,6 +33,12 @@ struct extra_temporary_tag<Assign<TempParam<I, T, S>, E>> {
   using type = TemporaryTag<T>;
 };
 
+/// The user's arguments followed by the Unfused rewrite's temporaries' tags.
+template <class... Tags, class... Args, std::size_t... I>
+Pack<Args..., Tags...> with_temporaries(const Pack<Args...>& args, std::index_sequence<I...>) {
+  return {{{pack_get<I>(args)}..., {Tags{}}...}};
+}
+
 template <class Policy, int UserCount, class Statements, class UserArgs>
 auto make_program(const Statements& statements, const UserArgs& args) {
   if constexpr (std::is_same_v<Policy, Unfused>) {
@@ -48,10 +55,10 @@ auto make_program(const Statements& statements, const UserArgs& args) {
         return hana::false_c;
     });
     static_assert(decltype(hana::length(extra))::value == total - UserCount);
-    auto tags = hana::unpack(extra, [](const auto&... s) {
-      return std::tuple<typename extra_temporary_tag<std::decay_t<decltype(s)>>::type...>{};
+    auto all = hana::unpack(extra, [&](const auto&... s) {
+      return with_temporaries<typename extra_temporary_tag<std::decay_t<decltype(s)>>::type...>(
+          args, std::make_index_sequence<UserArgs::size>{});
     });
-    auto all = std::tuple_cat(args, tags);
     return Program<Policy, decltype(rewritten), decltype(all), UserCount>(rewritten, all);
   } else {
     return Program<Policy, Statements, UserArgs, UserCount>(statements, args);
@@ -89,13 +96,14 @@ struct FuseLambdaTakes {
   static constexpr bool value = Arguments == LambdaParameters;
 };
 
-template <class Policy, class Tuple, std::size_t... I>
-auto fuse_impl(const Tuple& all, std::index_sequence<I...>) {
+template <class Policy, class All, std::size_t... I>
+auto fuse_impl(const All& all, std::index_sequence<I...>) {
   constexpr std::size_t count = sizeof...(I);
-  using Lambda = std::decay_t<std::tuple_element_t<count, Tuple>>;
-  using UserArgs = std::tuple<std::decay_t<std::tuple_element_t<I, Tuple>>...>;
-  using Params = std::tuple<
-      typename param_for<static_cast<int>(I), std::tuple_element_t<I, UserArgs>>::type...>;
+  using Lambda = std::decay_t<pack_element_t<count, All>>;
+  using UserArgs = Pack<std::decay_t<pack_element_t<I, All>>...>;
+  // A list of types only (std::tuple_element), never an object: no tuple is instantiated.
+  using Params =
+      std::tuple<typename param_for<static_cast<int>(I), pack_element_t<I, UserArgs>>::type...>;
   constexpr bool takes_all = FuseLambdaTakes<int(count), parameters_taken<Lambda, Params>()>::value;
   if constexpr (takes_all) {
     using Result = std::invoke_result_t<const Lambda&, std::tuple_element_t<I, Params>...>;
@@ -103,8 +111,8 @@ auto fuse_impl(const Tuple& all, std::index_sequence<I...>) {
                   "kfuse::fuse(args..., lambda): the lambda returns nothing; end it with "
                   "`return kfuse::seq(...);` or `return` one statement");
     if constexpr (!std::is_void_v<Result>) {
-      UserArgs args{std::get<I>(all)...};
-      auto statements = statement_tuple(std::get<count>(all)(std::tuple_element_t<I, Params>{}...));
+      const UserArgs args{{{pack_get<I>(all)}...}};
+      auto statements = statement_tuple(pack_get<count>(all)(std::tuple_element_t<I, Params>{}...));
       return make_program<Policy, static_cast<int>(count)>(statements, args);
     }
   }
@@ -121,7 +129,7 @@ auto fuse(const A&... args) {
                     std::is_same_v<Policy, Unfused>,
                 "kfuse::fuse<Policy>: Policy must be kfuse::Fused, kfuse::PerStatement or "
                 "kfuse::Unfused");
-  return detail::fuse_impl<Policy>(std::forward_as_tuple(args...),
+  return detail::fuse_impl<Policy>(detail::make_pack<const A&...>(args...),
                                    std::make_index_sequence<sizeof...(A) - 1>{});
 }
 

@@ -10,7 +10,6 @@
 #include <cstddef>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -18,6 +17,7 @@
 #include <boost/hana/at.hpp>
 #include <boost/hana/for_each.hpp>
 
+#include "kfuse/core/pack.hpp"
 #include "kfuse/core/static_for.hpp"
 #include "kfuse/exec/group.hpp"
 #include "kfuse/plan/plan.hpp"
@@ -33,10 +33,10 @@ template <class Policy, class Statements, class Args, int UserCount>
 class Program;
 
 template <class Policy, class Statements, class... Args, int UserCount>
-class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
+class Program<Policy, Statements, detail::Pack<Args...>, UserCount> {
   static constexpr bool unfused = std::is_same_v<Policy, Unfused>;
   using PlanPolicy = std::conditional_t<std::is_same_v<Policy, Fused>, Fused, PerStatement>;
-  using ArgTuple = std::tuple<Args...>;
+  using ArgTuple = detail::Pack<Args...>;
 
  public:
   using plan = detail::Plan<PlanPolicy, Statements, unfused, int(sizeof...(Args))>;
@@ -84,7 +84,7 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
     static_assert(all || sizeof...(A) == handle_count(),
                   "kfuse::Program(args...): pass the arguments given to kfuse::fuse (without the "
                   "lambda), in order; temporaries may be left out");
-    const auto given = std::forward_as_tuple(args...);
+    const auto given = detail::make_pack<const A&...>(args...);
     bind(expand<all>(given, std::index_sequence_for<Args...>{}));
   }
 
@@ -115,20 +115,20 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
   /// or only the handles); temporaries are tags.
   template <bool All, class Given, std::size_t... I>
   ArgTuple expand(const Given& given, std::index_sequence<I...>) const {
-    return ArgTuple{pick<All, I>(given)...};
+    return ArgTuple{{{pick<All, I>(given)}...}};
   }
   template <bool All, std::size_t I, class Given>
   static auto pick(const Given& given) {
-    using A = std::tuple_element_t<I, ArgTuple>;
+    using A = detail::pack_element_t<I, ArgTuple>;
     if constexpr (detail::is_temporary_tag<A>::value) {
       return A{};
     } else {
       constexpr std::size_t source = All ? I : handles_before(I);
-      using G = std::decay_t<std::tuple_element_t<source, Given>>;
+      using G = std::decay_t<detail::pack_element_t<source, Given>>;
       static_assert(std::is_same_v<G, A>,
                     "kfuse::Program(args...): an argument's type differs from the one given to "
                     "kfuse::fuse at that position");
-      return std::get<source>(given);
+      return detail::pack_get<source>(given);
     }
   }
 
@@ -167,7 +167,7 @@ class Program<Policy, Statements, std::tuple<Args...>, UserCount> {
 
 template <class Policy, class Statements, class... Args, int UserCount>
 template <class G>
-void Program<Policy, Statements, std::tuple<Args...>, UserCount>::run_group(
+void Program<Policy, Statements, detail::Pack<Args...>, UserCount>::run_group(
     const G& group, const std::string& label) {
   if constexpr (!G::kernel) {
     detail::run_host_group(statements_, group, binding_->template context<1>(nullptr));
