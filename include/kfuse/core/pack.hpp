@@ -3,7 +3,7 @@
 // constructors' constraints, getters and destructor: about 130 functions for one 13-argument
 // program, the largest family in a solver file (docs/architecture.md §12). A Pack is an
 // aggregate with one base per element, found by its index: its special members are the
-// implicit ones, and pack_get<I> is one function per element type.
+// implicit ones, and reading an element is one small function (pack_get<I>), not three.
 #pragma once
 
 #include <cstddef>

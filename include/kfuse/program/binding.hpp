@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
