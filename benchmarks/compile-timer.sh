@@ -3,7 +3,9 @@
 # records what it cost in OUTDIR/<source file name>.seconds as
 # "<cpu seconds> <wall seconds> <peak MiB>": CPU = user + system of the compiler (on a loaded
 # machine it varies much less than wall), peak = its largest resident set (GNU time; 0 where
-# /usr/bin/time is missing).
+# /usr/bin/time is missing). OUTDIR/<source file name>.command keeps the compile (the
+# working directory, then one argument a line), so that the compile_cost test can compile
+# a file again (compile-cost.cmake).
 #   compile-timer.sh OUTDIR COMPILER ARGS...   (the source file follows -c)
 out=$1
 shift
@@ -29,6 +31,7 @@ if [[ "$status" -eq 0 && -n "$source" ]]; then
   awk -v w="$wall" -v u="$user" -v s="$sys" -v m="$peak_kib" \
     'BEGIN { printf "%.2f %.2f %.0f\n", u + s, w, m / 1024 }' \
     >"$out/$(basename "$source").seconds" 2>/dev/null || true
+  printf '%s\n' "$PWD" "$@" >"$out/$(basename "$source").command" 2>/dev/null || true
 fi
 rm -f "$times"
 exit "$status"
