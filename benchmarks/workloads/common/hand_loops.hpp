@@ -64,6 +64,11 @@ void reduce_points(const std::string& label, const detail::Box<N>& box, const Fu
 inline constexpr bool host_loops =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace, detail::MemSpace>::accessible;
 
+// A host chunk's or row's loop is a function of its own (KFUSE_NOINLINE on the functors'
+// operator() below), called once per chunk or row, as kfuse's host kernels are
+// (exec/kernel.hpp, HostCalls). Inlined into Kokkos' loop over the rows, GCC compiled
+// cfd's sweep about a quarter slower (docs/benchmarks.md, 2026-11-30).
+
 /// Indices per chunk of a rank-1 loop.
 inline constexpr std::int64_t chunk_size = host_loops ? 1024 : 1;
 
@@ -124,7 +129,7 @@ template <unsigned M, class Body, bool Rows>
 struct Chunked : SumsOf<M> {
   Body body;
   std::int64_t n;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t chunk, Sums<M>& sums) const {
+  KFUSE_NOINLINE void operator()(std::int64_t chunk, Sums<M>& sums) const {
     const std::int64_t begin = chunk * chunk_size;
     const std::int64_t end = begin + chunk_size < n ? begin + chunk_size : n;
     if constexpr (Rows)
@@ -179,7 +184,7 @@ template <class Body>
 struct ChunkLoop {
   Body body;
   std::int64_t begin, end;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t chunk) const {
+  KFUSE_NOINLINE void operator()(std::int64_t chunk) const {
     const std::int64_t first = begin + chunk * chunk_size;
     const std::int64_t last = first + chunk_size < end ? first + chunk_size : end;
     KFUSE_INDEPENDENT_ITERATIONS
@@ -187,11 +192,17 @@ struct ChunkLoop {
   }
 };
 
-/// parallel_for of body(i) over [begin, end), by chunks on host CPUs.
+/// parallel_for of body(i) over [begin, end), by chunks on host CPUs (a thread per point on
+/// GPUs).
 template <class Body>
 void for_range(const std::string& label, std::int64_t begin, std::int64_t end, const Body& body) {
-  for_points(label, 0, (end - begin + chunk_size - 1) / chunk_size,
-             ChunkLoop<Body>{body, begin, end});
+  if constexpr (host_loops) {
+    if (begin < end)
+      Kokkos::parallel_for(label, IndexRange(0, (end - begin + chunk_size - 1) / chunk_size),
+                           ChunkLoop<Body>{body, begin, end});
+  } else {
+    for_points(label, begin, end, body);
+  }
 }
 
 /// A 2-D index box [lo0, hi0) x [lo1, hi1).
@@ -216,7 +227,7 @@ template <unsigned M, class Body>
 struct RowSums : SumsOf<M> {
   Body body;
   std::int64_t j0, j1;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Sums<M>& sums) const {
+  KFUSE_NOINLINE void operator()(std::int64_t i, Sums<M>& sums) const {
     sum_over_lanes<M>(j0, j1, AlongRow<Body>{body, i}, sums.v);
   }
 };
@@ -242,7 +253,7 @@ template <class Body>
 struct RowLoop {
   Body body;
   std::int64_t j0, j1;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+  KFUSE_NOINLINE void operator()(std::int64_t i) const {
     KFUSE_INDEPENDENT_ITERATIONS
     for (std::int64_t j = j0; j < j1; ++j) body(i, j);
   }
