@@ -10,17 +10,21 @@
 # has the times of each):
 #   serial  Kokkos Serial from Debian; every test, MPI tests at 1, 2 and 4 ranks
 #   asan    as serial, under AddressSanitizer + UndefinedBehaviorSanitizer (KFUSE_SANITIZE),
-#           without the benchmarks and the per-header programs
+#           without the benchmarks, examples and per-header programs (no test runs them)
+#           and the tests that do not run kfuse code (compile-fail, fuzz, install and
+#           lint: serial ran them)
 #   openmp  Kokkos OpenMP from scripts/build-kokkos.sh openmp; every test that runs kfuse
-#           code (no benchmarks: serial compiles them, scripts/bench.sh builds its own),
+#           code (no benchmarks or examples: serial compiles them, scripts/bench.sh builds
+#           its own benchmarks),
 #           with OMP_NUM_THREADS=2, MPI tests at 1 and 2 ranks (ctest -LE
 #           "$KFUSE_OPENMP_CTEST_EXCLUDE": 3 or 4 ranks x 2 threads on 2 cores would only
 #           measure oversubscription; compile-fail, fuzz, install and lint tests do not depend
 #           on the backend and ran in serial)
 #   nvcc    CUDA Kokkos from scripts/build-kokkos.sh cuda, everything compiled and linked
-#           with nvcc_wrapper for sm_90 (umbrella header, examples, every test program,
-#           every header alone; benchmarks with KFUSE_NVCC_BENCHMARKS=ON); nothing runs
-#           (no GPU). kfuse code must compile without nvcc warnings (the log is checked).
+#           with nvcc_wrapper for sm_90 (umbrella header, examples, every test program;
+#           benchmarks with KFUSE_NVCC_BENCHMARKS=ON); nothing runs (no GPU). kfuse code
+#           must compile without nvcc warnings (the log is checked). Each header alone is
+#           serial's check (the umbrella test has every header under nvcc).
 #   gpu     scripts/gpu-check.sh prepare: the half of the GPU harness that runs here (the
 #           CUDA Kokkos of the nvcc stage and the headers the GPU machine lacks, gathered
 #           into .gpu/ and checked against the 64 MiB its tool carries), so it cannot rot
@@ -64,6 +68,10 @@ build_and_test() {  # NAME [CMAKE-ARG...]
   stage "$name:test" run_ctest "build/$name"
 }
 
+# Labels of the tests that do not run kfuse code, whatever the backend: the serial stage
+# runs them, the others leave them out (a ctest -LE alternation).
+BACKEND_INDEPENDENT='compile_fail|fuzz|install|lint'
+
 stage_serial() {
   build_and_test serial -DKFUSE_ENABLE_MPI=ON
 }
@@ -72,19 +80,23 @@ stage_nompi() {
   build_and_test nompi -DKFUSE_ENABLE_MPI=OFF
 }
 
-# Every test under AddressSanitizer and UndefinedBehaviorSanitizer; the benchmarks and
-# the per-header programs are left out (they add build time and no code the tests miss).
-stage_asan() {
-  build_and_test asan -DKFUSE_SANITIZE=ON -DKFUSE_BUILD_HEADER_TESTS=OFF \
-    -DKFUSE_BUILD_BENCHMARKS=OFF "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1"
-}
-
 # The fuzz target (tests/fuzz, built by clang whatever the compiler) is built and run in
 # the serial stage only.
 NO_FUZZ=(-DKFUSE_FUZZ_CXX_WORKS=OFF)
 
+# Every test that runs kfuse code under AddressSanitizer and UndefinedBehaviorSanitizer;
+# the benchmarks, examples and per-header programs are left out (they add build time and
+# no code the tests miss).
+stage_asan() {
+  stage asan:configure cmake -S . -B build/asan "${COMMON_ARGS[@]}" -DKFUSE_ENABLE_MPI=ON \
+    -DKFUSE_SANITIZE=ON -DKFUSE_BUILD_HEADER_TESTS=OFF -DKFUSE_BUILD_BENCHMARKS=OFF \
+    -DKFUSE_BUILD_EXAMPLES=OFF "${NO_FUZZ[@]}" "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1"
+  stage asan:build cmake --build build/asan --parallel "$JOBS"
+  stage asan:test run_ctest build/asan -LE "^($BACKEND_INDEPENDENT)\$"
+}
+
 # Labels of the tests the openmp stage leaves out (a ctest -LE regular expression).
-OPENMP_CTEST_EXCLUDE=${KFUSE_OPENMP_CTEST_EXCLUDE:-^(np3|np4|compile_fail|fuzz|install|lint)$}
+OPENMP_CTEST_EXCLUDE=${KFUSE_OPENMP_CTEST_EXCLUDE:-^(np3|np4|$BACKEND_INDEPENDENT)\$}
 
 run_ctest_openmp() {  # BUILD_DIR [CTEST-ARG...]
   OMP_NUM_THREADS=2 OMP_PROC_BIND=false run_ctest "$@"
@@ -95,7 +107,7 @@ stage_openmp() {
   stage openmp:kokkos scripts/build-kokkos.sh openmp "$kokkos"
   stage openmp:configure cmake -S . -B build/openmp "${COMMON_ARGS[@]}" -DKFUSE_ENABLE_MPI=ON \
     -DKokkos_ROOT="$kokkos" -DKokkosKernels_ROOT="$kokkos" -DKFUSE_BUILD_HEADER_TESTS=OFF \
-    -DKFUSE_BUILD_BENCHMARKS=OFF "${NO_FUZZ[@]}"
+    -DKFUSE_BUILD_BENCHMARKS=OFF -DKFUSE_BUILD_EXAMPLES=OFF "${NO_FUZZ[@]}"
   stage openmp:build cmake --build build/openmp --parallel "$JOBS"
   stage openmp:test run_ctest_openmp build/openmp -LE "$OPENMP_CTEST_EXCLUDE"
 }
@@ -130,6 +142,7 @@ stage_nvcc() {
   stage nvcc:configure cmake -S . -B build/nvcc "${COMMON_ARGS[@]}" -DKFUSE_ENABLE_MPI=ON \
     -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" -DKokkos_ROOT="$kokkos" \
     -DKokkosKernels_ROOT="$kokkos" -DKFUSE_BUILD_BENCHMARKS="$NVCC_BENCHMARKS" "${NO_FUZZ[@]}" \
+    -DKFUSE_BUILD_HEADER_TESTS=OFF \
     -DKFUSE_SKIP_TARGETS="${NVCC_SKIP// /;}"
   stage nvcc:build build_nvcc build/nvcc build/nvcc/build.log
   stage nvcc:warnings check_nvcc_log build/nvcc/build.log

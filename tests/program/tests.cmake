@@ -18,10 +18,12 @@ endif()
 # The GPU launch schedule (DeviceSchedule: a thread per point, Kokkos' own reductions) on
 # the host backend of this build: the same programs compiled with
 # KFUSE_DEVICE_SCHEDULE_ON_HOST (core/box_loop.hpp; the shared main runs no kernel).
-foreach(_kfuse_program IN ITEMS program sparse_program)
-  kfuse_add_test(NAME program.${_kfuse_program}.device_schedule
-                 SOURCES program/test_${_kfuse_program}.cpp support/main.cpp RANKS 1 2
-                 LABELS program device)
-  target_compile_definitions(test_program_${_kfuse_program}_device_schedule PRIVATE
-                             KFUSE_DEVICE_SCHEDULE_ON_HOST=1)
-endforeach()
+if(KFUSE_TEST_DEVICE_SCHEDULE_ON_HOST)
+  foreach(_kfuse_program IN ITEMS program sparse_program)
+    kfuse_add_test(NAME program.${_kfuse_program}.device_schedule
+                   SOURCES program/test_${_kfuse_program}.cpp support/main.cpp RANKS 1 2
+                   LABELS program device)
+    target_compile_definitions(test_program_${_kfuse_program}_device_schedule PRIVATE
+                               KFUSE_DEVICE_SCHEDULE_ON_HOST=1)
+  endforeach()
+endif()
