@@ -27,9 +27,9 @@ struct SpmvDots {
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, Lane sums) const {
     const std::int64_t row = row_of(k);
-    const double y = A.row_times(row, s);
+    const double y = A.row_times(row, s), si = s(row);
     t(row) = y;
-    sums[0] += y * s(row);
+    sums[0] += y * si;
     sums[1] += y * y;
   }
 };
@@ -41,10 +41,11 @@ struct UpdateXR {
   double alpha, omega;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Lane sums) const {
-    x(i) += alpha * p(i) + omega * s(i);
-    const double ri = s(i) - omega * t(i);
+    const double si = s(i), xi = x(i) + alpha * p(i) + omega * si, ri = si - omega * t(i);
+    const double rhi = r_hat(i);
+    x(i) = xi;
     r(i) = ri;
-    sums[0] += ri * r_hat(i);
+    sums[0] += ri * rhi;
     sums[1] += ri * ri;
   }
 };

@@ -26,9 +26,9 @@ struct SpmvDots {  // t = A s^, t.s, t.t
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, Lane sums) const {
     const std::int64_t row = row_of(k);
-    const double y = A.row_times(row, s_hat);
+    const double y = A.row_times(row, s_hat), si = s(row);
     t(row) = y;
-    sums[0] += y * s(row);
+    sums[0] += y * si;
     sums[1] += y * y;
   }
 };
@@ -39,10 +39,11 @@ struct UpdateXR {  // x += alpha p^ + omega s^, r = s - omega t, r.r_hat, r.r
   double alpha, omega;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Lane sums) const {
-    x(i) += alpha * p_hat(i) + omega * s_hat(i);
-    const double ri = s(i) - omega * t(i);
+    const double xi = x(i) + alpha * p_hat(i) + omega * s_hat(i), ri = s(i) - omega * t(i);
+    const double rhi = r_hat(i);
+    x(i) = xi;
     r(i) = ri;
-    sums[0] += ri * r_hat(i);
+    sums[0] += ri * rhi;
     sums[1] += ri * ri;
   }
 };

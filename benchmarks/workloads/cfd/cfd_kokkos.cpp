@@ -1,8 +1,9 @@
 // What an expert writes: b fused into the first sweep (a pass fewer), each
 // sweep one vectorised pass; sweeps cannot fuse (each reads its neighbours' new p).
 // Cavity flow by hand: per step one kernel for b and the first sweep, nit - 1
-// sweep kernels, one update kernel, each by rows (hand_loops.hpp); halos
-// through kfuse::HaloExchange. The arithmetic is cfd.cpp's, in the same order.
+// sweep kernels, one update kernel, each by rows (hand_loops.hpp) and each over
+// the interior while the halo messages of what it reads (kfuse::HaloExchange)
+// fly, then over the boundary strips. The arithmetic is cfd.cpp's, in the same order.
 #include <array>
 
 #include "cfd.hpp"
@@ -69,8 +70,9 @@ struct FirstSweep {
         (c.inv_dt * (dudx + dvdy) - dudx * dudx -
          2.0 * ((u(i + 1, j) - u(i - 1, j)) / c.two_dy * (v(i, j + 1) - v(i, j - 1)) / c.two_dx) -
          dvdy * dvdy);
+    const double qij = c.sweep(p, bij, i, j);
     b(i, j) = bij;
-    q(i, j) = c.sweep(p, bij, i, j);
+    q(i, j) = qij;
   }
 };
 
@@ -87,14 +89,18 @@ struct Update {
   View u, v, p, u2, v2;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
     const double uc = u(i, j), vc = v(i, j);
-    u2(i, j) = uc - uc * c.dt / c.dx * (uc - u(i, j - 1)) - vc * c.dt / c.dy * (uc - u(i - 1, j)) -
-               c.dt_2rho_dx * (c.east(p, i, j) - c.west(p, i, j)) +
-               c.nu * (c.dt_dx2 * (u(i, j + 1) - 2.0 * uc + u(i, j - 1)) +
-                       c.dt_dy2 * (u(i + 1, j) - 2.0 * uc + u(i - 1, j)));
-    v2(i, j) = vc - uc * c.dt / c.dx * (vc - v(i, j - 1)) - vc * c.dt / c.dy * (vc - v(i - 1, j)) -
-               c.dt_2rho_dy * (p(i + 1, j) - c.south(p, i, j)) +
-               c.nu * (c.dt_dx2 * (v(i, j + 1) - 2.0 * vc + v(i, j - 1)) +
-                       c.dt_dy2 * (v(i + 1, j) - 2.0 * vc + v(i - 1, j)));
+    const double un = uc - uc * c.dt / c.dx * (uc - u(i, j - 1)) -
+                      vc * c.dt / c.dy * (uc - u(i - 1, j)) -
+                      c.dt_2rho_dx * (c.east(p, i, j) - c.west(p, i, j)) +
+                      c.nu * (c.dt_dx2 * (u(i, j + 1) - 2.0 * uc + u(i, j - 1)) +
+                              c.dt_dy2 * (u(i + 1, j) - 2.0 * uc + u(i - 1, j)));
+    const double vn = vc - uc * c.dt / c.dx * (vc - v(i, j - 1)) -
+                      vc * c.dt / c.dy * (vc - v(i - 1, j)) -
+                      c.dt_2rho_dy * (p(i + 1, j) - c.south(p, i, j)) +
+                      c.nu * (c.dt_dx2 * (v(i, j + 1) - 2.0 * vc + v(i, j - 1)) +
+                              c.dt_dy2 * (v(i + 1, j) - 2.0 * vc + v(i - 1, j)));
+    u2(i, j) = un;
+    v2(i, j) = vn;
   }
 };
 
@@ -106,6 +112,7 @@ class Hand final : public Variant {
       : c_(setup.size),
         nit_(setup.nit),
         grid_(make_grid(setup)),
+        boxes_(grid_),
         k_(c_, grid_),
         u_{Array2(grid_, "u"), Array2(grid_, "u'")},
         v_{Array2(grid_, "v"), Array2(grid_, "v'")},
@@ -119,24 +126,18 @@ class Hand final : public Variant {
     cu_ = cp_ = 0;
   }
   void step() override {
-    const hand::Range2 owned = hand::owned_box(grid_);
     Array2 &u = u_[cu_], &v = v_[cu_];
-    exchange({&u, &v, &p_[cp_]});
-    hand::for_box(
-        hand_label("cfd:b+sweep"), owned,
-        FirstSweep{k_, u.view(), v.view(), p_[cp_].view(), p_[1 - cp_].view(), b_.view()});
+    overlapped("cfd:b+sweep", {&u, &v, &p_[cp_]},
+               FirstSweep{k_, u.view(), v.view(), p_[cp_].view(), p_[1 - cp_].view(), b_.view()});
     p_[1 - cp_].mark_halo_stale();
     cp_ = 1 - cp_;
     for (int k = 1; k < nit_; ++k) {
-      exchange({&p_[cp_]});
-      hand::for_box(hand_label("cfd:sweep"), owned,
-                    Sweep{k_, p_[cp_].view(), p_[1 - cp_].view(), b_.view()});
+      overlapped("cfd:sweep", {&p_[cp_]}, Sweep{k_, p_[cp_].view(), p_[1 - cp_].view(), b_.view()});
       p_[1 - cp_].mark_halo_stale();
       cp_ = 1 - cp_;
     }
-    exchange({&u, &v, &p_[cp_]});
-    hand::for_box(
-        hand_label("cfd:update"), owned,
+    overlapped(
+        "cfd:update", {&u, &v, &p_[cp_]},
         Update{k_, u.view(), v.view(), p_[cp_].view(), u_[1 - cu_].view(), v_[1 - cu_].view()});
     u_[1 - cu_].mark_halo_stale();
     v_[1 - cu_].mark_halo_stale();
@@ -155,16 +156,19 @@ class Hand final : public Variant {
   }
 
  private:
-  void exchange(std::initializer_list<const Array2*> arrays) {
+  /// body over the owned box while the stale halos among `reads` come.
+  template <class Body>
+  void overlapped(const char* name, std::initializer_list<const Array2*> reads, const Body& body) {
     HaloExchange<2> ex(grid_);
-    for (const Array2* a : arrays)
+    for (const Array2* a : reads)
       if (a->halo_stale()) ex.add(*a);
-    if (!ex.empty()) ex.run();
+    hand::for_box_overlapped(hand_label(name), boxes_, ex, body);
   }
 
   Constants c_;
   int nit_;
   Grid<2> grid_;
+  hand::OverlapBoxes boxes_;
   Coefficients k_;
   std::array<Array2, 2> u_, v_, p_;
   Array2 b_;

@@ -34,9 +34,9 @@ struct UpdateXP {
   ConstView r;
   double alpha, beta;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    const double pi = p(i);
-    x(i) += alpha * pi;
-    p(i) = r(i) + beta * pi;
+    const double pi = p(i), xi = x(i) + alpha * pi, pnew = r(i) + beta * pi;
+    x(i) = xi;
+    p(i) = pnew;
   }
 };
 

@@ -12,7 +12,6 @@
 //   kernel 3: x += alpha p, p = r + beta p   (p is read there anyway)
 // Dirichlet 0: the physical halo cells of p and x stay 0 (never written).
 #include <string>
-#include <vector>
 
 #include "../solvers/solver_hand.hpp"
 
@@ -20,7 +19,6 @@ namespace kfuse::bench::solvers {
 namespace {
 
 using hand::for_box;
-using hand::Range2;
 using hand::reduce_box;
 using View2 = detail::view_t<double, 2>;
 
@@ -33,9 +31,9 @@ struct StencilDot {
   View2 p, Ap;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane sums) const {
-    const double y = laplacian(p, i, j);
+    const double pij = p(i, j), y = laplacian(p, i, j);
     Ap(i, j) = y;
-    sums[0] += p(i, j) * y;
+    sums[0] += pij * y;
   }
 };
 
@@ -54,9 +52,9 @@ struct UpdateXP {
   View2 x, p, r;
   double alpha, beta;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
-    const double pij = p(i, j);
-    x(i, j) += alpha * pij;
-    p(i, j) = r(i, j) + beta * pij;
+    const double pij = p(i, j), xij = x(i, j) + alpha * pij, pnew = r(i, j) + beta * pij;
+    x(i, j) = xij;
+    p(i, j) = pnew;
   }
 };
 
@@ -65,11 +63,11 @@ struct Start {
   View2 x, b, r, p;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane sums) const {
-    const double ri = b(i, j) - laplacian(x, i, j);
+    const double bij = b(i, j), ri = bij - laplacian(x, i, j);
     r(i, j) = ri;
     p(i, j) = ri;
     sums[0] += ri * ri;
-    sums[1] += b(i, j) * b(i, j);
+    sums[1] += bij * bij;
   }
 };
 
@@ -77,31 +75,12 @@ class Hand final : public Variant {
  public:
   explicit Hand(const Setup& setup)
       : grid_(make_grid(setup)),
+        boxes_(grid_),
         b_(make_rhs(grid_)),
         x_(grid_, "x"),
         r_(grid_, "r"),
         p_(grid_, "p"),
-        Ap_(grid_, "Ap") {
-    const std::int64_t h = grid_.halo(), e0 = grid_.local_extent(0), e1 = grid_.local_extent(1);
-    owned_ = {h, h, h + e0, h + e1};
-    // A margin only at faces whose halo comes by message (fixed boundaries
-    // are ready at once), as kfuse's overlapped kernels shrink their interior.
-    const HaloExchange<2> faces(grid_);
-    auto margin = [&](int d, int side) -> std::int64_t {
-      return faces.ready_after_start(d, side) ? 0 : 1;
-    };
-    interior_ = {h + margin(0, 0), h + margin(1, 0), h + e0 - margin(0, 1), h + e1 - margin(1, 1)};
-    if (interior_.empty()) {
-      interior_ = {0, 0, 0, 0};
-      strips_.push_back(owned_);
-    } else {  // the rows above and below the interior across, then the columns beside it
-      const Range2 in = interior_;
-      for (const Range2& strip :
-           {Range2{h, h, in.lo0, h + e1}, Range2{in.hi0, h, h + e0, h + e1},
-            Range2{in.lo0, h, in.hi0, in.lo1}, Range2{in.lo0, in.hi1, in.hi0, h + e1}})
-        if (!strip.empty()) strips_.push_back(strip);
-    }
-  }
+        Ap_(grid_, "Ap") {}
 
   void reset() override {
     x_.fill(0.0);
@@ -117,7 +96,7 @@ class Hand final : public Variant {
         exchange.run();
       }
       double sums[2];
-      reduce_box<2>(hand_label("cg_matfree: r = b - A x, p = r, r.r, b.b"), owned_,
+      reduce_box<2>(hand_label("cg_matfree: r = b - A x, p = r, r.r, b.b"), boxes_.owned,
                     Start{x_.view(), b_.view(), r_.view(), p_.view()}, sums);
       comm.allreduce(sums, 2, ReduceOp::sum);
       rr_ = sums[0];
@@ -126,30 +105,22 @@ class Hand final : public Variant {
 
     double pAp = 0;
     {
-      const StencilDot kernel{p_.view(), Ap_.view()};
-      const std::string label = hand_label("cg_matfree: Ap = A p, p.Ap");
       HaloExchange<2> exchange(grid_);
       exchange.add(p_);
-      exchange.start();
-      if (!interior_.empty()) reduce_box<1>(label, interior_, kernel, &pAp);
-      exchange.finish();
-      for (const Range2& strip : strips_) {
-        double part = 0;
-        reduce_box<1>(label + ":boundary", strip, kernel, &part);
-        pAp += part;
-      }
+      hand::reduce_box_overlapped<1>(hand_label("cg_matfree: Ap = A p, p.Ap"), boxes_, exchange,
+                                     StencilDot{p_.view(), Ap_.view()}, &pAp);
     }
     pAp = comm.allreduce(pAp, ReduceOp::sum);
     const double alpha = rr_ / pAp;
 
     double rr_new = 0;
-    reduce_box<1>(hand_label("cg_matfree: r -= alpha Ap, r.r"), owned_,
+    reduce_box<1>(hand_label("cg_matfree: r -= alpha Ap, r.r"), boxes_.owned,
                   UpdateR{r_.view(), Ap_.view(), alpha}, &rr_new);
     rr_new = comm.allreduce(rr_new, ReduceOp::sum);
     const double beta = rr_new / rr_;
     rr_ = rr_new;
 
-    for_box(hand_label("cg_matfree: x += alpha p, p = r + beta p"), owned_,
+    for_box(hand_label("cg_matfree: x += alpha p, p = r + beta p"), boxes_.owned,
             UpdateXP{x_.view(), p_.view(), r_.view(), alpha, beta});
     p_.mark_halo_stale();
   }
@@ -167,9 +138,8 @@ class Hand final : public Variant {
 
  private:
   Grid<2> grid_;
+  hand::OverlapBoxes boxes_;
   Array2 b_, x_, r_, p_, Ap_;
-  Range2 owned_{}, interior_{};
-  std::vector<Range2> strips_;
   double rr_ = 0, b_norm_ = 0;
   int steps_ = 0;
 };

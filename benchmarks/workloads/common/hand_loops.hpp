@@ -7,13 +7,18 @@
 // point into Kokkos's value (a reference the compiler cannot tell apart from
 // the stored arrays) turns every sum into a store and a reload: about 5x
 // slower on these CPUs; one running sum instead of lanes chains every add to
-// the previous one: 2-4x slower in CG's kernels alone. On GPUs, as a GPU programmer writes
+// the previous one: 2-4x slower in CG's kernels alone. A point's loads come before its
+// stores, as kfuse's kernels order them (exec/statements.hpp, StoreView): arrays start on
+// 2 MiB boundaries, so a store and a later load of another array at the same point agree
+// in the low address bits the CPU compares first, and the load waits for the store
+// (stencil_jacobi's sweep 5-20% slower with its store first). On GPUs, as a GPU programmer writes
 // them: a thread per point, a box's points as one flat range, reductions as a team
 // policy (the schedule of kfuse's own GPU kernels, kfuse/core/box_loop.hpp).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <kfuse/kfuse.hpp>
 
@@ -280,6 +285,70 @@ void for_box(const std::string& label, const Range2& box, const Body& body) {
 inline Range2 owned_box(const Grid<2>& grid) {
   const std::int64_t h = grid.halo();
   return {h, h, h + grid.local_extent(0), h + grid.local_extent(1)};
+}
+
+/// A stencil's owned box cut for a halo exchange in flight, as kfuse's overlapped kernels
+/// cut theirs: the interior, shrunk by the halo width only at faces whose halo comes by message
+/// (a fixed boundary's is ready at once), and the strips around it (the rows above and
+/// below the interior across, then the columns beside it); the whole box is one strip when
+/// the block is too thin for an interior.
+struct OverlapBoxes {
+  Range2 owned, interior{};
+  std::vector<Range2> strips;
+
+  explicit OverlapBoxes(const Grid<2>& grid) : owned(owned_box(grid)) {
+    const HaloExchange<2> faces(grid);
+    auto margin = [&](int d, int side) -> std::int64_t {
+      return faces.ready_after_start(d, side) ? 0 : grid.halo();
+    };
+    interior = {owned.lo0 + margin(0, 0), owned.lo1 + margin(1, 0), owned.hi0 - margin(0, 1),
+                owned.hi1 - margin(1, 1)};
+    if (interior.empty()) {
+      interior = {0, 0, 0, 0};
+      strips.push_back(owned);
+      return;
+    }
+    const Range2 in = interior;
+    for (const Range2& strip :
+         {Range2{owned.lo0, owned.lo1, in.lo0, owned.hi1},
+          Range2{in.hi0, owned.lo1, owned.hi0, owned.hi1},
+          Range2{in.lo0, owned.lo1, in.hi0, in.lo1}, Range2{in.lo0, in.hi1, in.hi0, owned.hi1}})
+      if (!strip.empty()) strips.push_back(strip);
+  }
+};
+
+/// launch(label, box) over the owned box while `exchange` brings the halo it reads:
+/// start(), the interior, finish(), then each strip (labelled ":boundary", as kfuse labels
+/// its second launches); one launch when the exchange has nothing to bring.
+template <class Launch>
+void overlapped(const std::string& label, const OverlapBoxes& boxes, HaloExchange<2>& exchange,
+                const Launch& launch) {
+  if (exchange.empty()) return launch(label, boxes.owned);
+  exchange.start();
+  if (!boxes.interior.empty()) launch(label, boxes.interior);
+  exchange.finish();
+  for (const Range2& strip : boxes.strips) launch(label + ":boundary", strip);
+}
+
+/// for_box of body(i, j) over the owned box, overlapped with `exchange`.
+template <class Body>
+void for_box_overlapped(const std::string& label, const OverlapBoxes& boxes,
+                        HaloExchange<2>& exchange, const Body& body) {
+  overlapped(label, boxes, exchange,
+             [&](const std::string& name, const Range2& box) { for_box(name, box, body); });
+}
+
+/// reduce_box of body(i, j, sums) over the owned box, overlapped with `exchange`; M sums
+/// into `sums`.
+template <unsigned M, class Body>
+void reduce_box_overlapped(const std::string& label, const OverlapBoxes& boxes,
+                           HaloExchange<2>& exchange, const Body& body, double* sums) {
+  for (unsigned m = 0; m < M; ++m) sums[m] = 0;
+  overlapped(label, boxes, exchange, [&](const std::string& name, const Range2& box) {
+    double part[M];
+    reduce_box<M>(name, box, body, part);
+    for (unsigned m = 0; m < M; ++m) sums[m] += part[m];
+  });
 }
 
 }  // namespace kfuse::bench::hand

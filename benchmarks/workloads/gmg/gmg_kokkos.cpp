@@ -34,10 +34,10 @@ struct UpdateFirstSweep {  // x += alpha p, r -= alpha Ap, r.r, u = w D^-1 r
   double alpha, w;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Lane sums) const {
-    x(i) += alpha * p(i);
-    const double ri = r(i) - alpha * Ap(i);
+    const double xi = x(i) + alpha * p(i), ri = r(i) - alpha * Ap(i), ui = w * dinv(i) * ri;
+    x(i) = xi;
     r(i) = ri;
-    u(i) = w * dinv(i) * ri;
+    u(i) = ui;
     sums[0] += ri * ri;
   }
 };
@@ -89,9 +89,9 @@ struct PostSweepDot {  // z = u + w D^-1 (r - A u), r.z
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, Lane sums) const {
     const std::int64_t row = row_of(k);
-    const double zi = u(row) + w * dinv(row) * (r(row) - A.row_times(row, u));
+    const double ri = r(row), zi = u(row) + w * dinv(row) * (ri - A.row_times(row, u));
     z(row) = zi;
-    sums[0] += r(row) * zi;
+    sums[0] += ri * zi;
   }
 };
 
@@ -102,9 +102,9 @@ struct Start {  // r = b - A x, u = w D^-1 r
   double w;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Lane sums) const {
-    const double ri = b(i) - A.row_times(i, x);
+    const double ri = b(i) - A.row_times(i, x), ui = w * dinv(i) * ri;
     r(i) = ri;
-    u(i) = w * dinv(i) * ri;
+    u(i) = ui;
     sums[0] += ri * ri;
   }
 };

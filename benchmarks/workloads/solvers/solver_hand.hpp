@@ -77,9 +77,9 @@ struct SpmvPAp {
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, Lane sums) const {
     const std::int64_t row = row_of(k);
-    const double y = A.row_times(row, p);
+    const double y = A.row_times(row, p), pi = p(row);
     Ap(row) = y;
-    sums[0] += p(row) * y;
+    sums[0] += pi * y;
   }
 };
 
@@ -91,11 +91,11 @@ struct ResidualStart {
   View r, copy;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, Lane sums) const {
-    const double ri = b(i) - A.row_times(i, x);
+    const double bi = b(i), ri = bi - A.row_times(i, x);
     r(i) = ri;
     copy(i) = ri;
     sums[0] += ri * ri;
-    sums[1] += b(i) * b(i);
+    sums[1] += bi * bi;
   }
 };
 
