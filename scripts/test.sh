@@ -60,12 +60,18 @@ run_ctest() {  # BUILD_DIR [CTEST-ARG...]
 }
 
 # configure, build and ctest one build tree, each a stage of its own.
-build_and_test() {  # NAME [CMAKE-ARG...]
-  local name=$1
+build_and_test() {  # NAME [CMAKE-ARG...] [-- CTEST-ARG...]
+  local name=$1 cmake_args=() ctest_args=()
   shift
-  stage "$name:configure" cmake -S . -B "build/$name" "${COMMON_ARGS[@]}" "$@"
+  while (($#)) && [[ $1 != -- ]]; do
+    cmake_args+=("$1")
+    shift
+  done
+  (($#)) && shift
+  ctest_args=("$@")
+  stage "$name:configure" cmake -S . -B "build/$name" "${COMMON_ARGS[@]}" "${cmake_args[@]}"
   stage "$name:build" cmake --build "build/$name" --parallel "$JOBS"
-  stage "$name:test" run_ctest "build/$name"
+  stage "$name:test" run_ctest "build/$name" "${ctest_args[@]}"
 }
 
 # Labels of the tests that do not run kfuse code, whatever the backend: the serial stage
@@ -88,11 +94,9 @@ NO_FUZZ=(-DKFUSE_FUZZ_CXX_WORKS=OFF)
 # the benchmarks, examples and per-header programs are left out (they add build time and
 # no code the tests miss).
 stage_asan() {
-  stage asan:configure cmake -S . -B build/asan "${COMMON_ARGS[@]}" -DKFUSE_ENABLE_MPI=ON \
-    -DKFUSE_SANITIZE=ON -DKFUSE_BUILD_HEADER_TESTS=OFF -DKFUSE_BUILD_BENCHMARKS=OFF \
-    -DKFUSE_BUILD_EXAMPLES=OFF "${NO_FUZZ[@]}" "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1"
-  stage asan:build cmake --build build/asan --parallel "$JOBS"
-  stage asan:test run_ctest build/asan -LE "^($BACKEND_INDEPENDENT)\$"
+  build_and_test asan -DKFUSE_ENABLE_MPI=ON -DKFUSE_SANITIZE=ON -DKFUSE_BUILD_HEADER_TESTS=OFF \
+    -DKFUSE_BUILD_BENCHMARKS=OFF -DKFUSE_BUILD_EXAMPLES=OFF "${NO_FUZZ[@]}" \
+    "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" -- -LE "^($BACKEND_INDEPENDENT)\$"
 }
 
 # Labels of the tests the openmp stage leaves out (a ctest -LE regular expression).
