@@ -143,16 +143,29 @@ class Comm {
     agree_or_throw(error);
   }
 
+  /// Collective, one allreduce: `values` becomes each value's smallest over the
+  /// ranks and the returned vector its largest (the smallest is the largest
+  /// complement: ~ reverses the order of two's-complement integers).
+  std::vector<std::int64_t> reduce_extremes(std::vector<std::int64_t>& values) const {
+    const std::size_t n = values.size();
+    std::vector<std::int64_t> both(values);
+    for (std::int64_t v : values) both.push_back(~v);
+    allreduce(both.data(), static_cast<int>(both.size()), ReduceOp::max);
+    for (std::size_t i = 0; i < n; ++i) values[i] = ~both[n + i];
+    both.resize(n);
+    return both;
+  }
+
   /// Collective: throws on every rank unless all ranks passed the same value
-  /// (collective constructors check their global arguments with this).
+  /// (collective constructors check their global arguments with this). Every
+  /// rank sees the same extremes, so all throw alike without an agreement.
   void check_same(std::int64_t value, const std::string& api, const std::string& what) const {
-    const std::int64_t lo = allreduce(value, ReduceOp::min);
-    const std::int64_t hi = allreduce(value, ReduceOp::max);
-    std::string error;
-    if (lo != hi)
-      error = detail::error_message(api, ": ranks passed different ", what, " (", lo, " and ", hi,
-                                    "); every rank must pass the same global arguments");
-    agree_or_throw(error);
+    std::vector<std::int64_t> lo{value};
+    const std::int64_t hi = reduce_extremes(lo)[0];
+    if (lo[0] != hi)
+      throw Error(detail::error_message(api, ": ranks passed different ", what, " (", lo[0],
+                                        " and ", hi,
+                                        "); every rank must pass the same global arguments"));
   }
 
   friend bool operator==(const Comm& a, const Comm& b) {

@@ -25,17 +25,13 @@ inline std::int64_t bits_of(double x) {
 
 /// Collective: a kfuse::Error on every rank unless every rank passed the same
 /// `values` (`what` names them). Ranks with other options would run other
-/// numbers of kernels, imports and allreduces, and wait in each other's.
+/// numbers of kernels, imports and allreduces, and wait in each other's. One
+/// allreduce; every rank sees the same extremes, so all throw alike.
 inline void check_same_values(const char* api, const Comm& comm, std::vector<std::int64_t> values,
                               const char* what) {
-  std::vector<std::int64_t> hi(values);
-  comm.allreduce(values.data(), static_cast<int>(values.size()), ReduceOp::min);
-  comm.allreduce(hi.data(), static_cast<int>(hi.size()), ReduceOp::max);
-  std::string error;
-  if (values != hi)
-    error =
-        error_message(api, ": ranks passed different ", what, "; every rank must pass the same");
-  comm.agree_or_throw(error);
+  if (comm.reduce_extremes(values) != values)
+    throw Error(
+        error_message(api, ": ranks passed different ", what, "; every rank must pass the same"));
 }
 
 /// A matrix as a solver's operator: apply(v) is the expression A * v. A named
