@@ -29,9 +29,9 @@ namespace kfuse::detail {
 inline void check_same_path(const Comm& comm, const std::string& path, const char* api) {
   std::uint64_t hash = 14695981039346656037ull;
   for (unsigned char c : path) hash = (hash ^ c) * 1099511628211ull;
-  const auto value = static_cast<std::int64_t>(hash >> 1);
+  std::vector<std::int64_t> lowest{static_cast<std::int64_t>(hash >> 1)};
   std::string error;
-  if (comm.allreduce(value, ReduceOp::min) != comm.allreduce(value, ReduceOp::max))
+  if (comm.reduce_extremes(lowest) != lowest)  // the message names this rank's path: agreed
     error = error_message(api, ": ranks passed different paths ('", path,
                           "' here); every rank must pass the same");
   comm.agree_or_throw(error);
