@@ -137,6 +137,14 @@ struct StatementList<S, Rest...> {
   }
 };
 
+/// Whether a statement (or one of a list's) stores to memory as it runs rather than in
+/// `flush`; a StoreView of a captured handle's array does (exec/statements.hpp), so that
+/// a later read of an array that may be the same sees it.
+template <class S>
+struct stores_in_run : std::false_type {};
+template <class... S>
+struct stores_in_run<StatementList<S...>> : std::disjunction<stores_in_run<S>...> {};
+
 template <class S, class... Rest>
 StatementList<S, Rest...> prepend(const S& s, const StatementList<Rest...>& rest) {
   return {s, rest};
@@ -197,9 +205,14 @@ struct GroupKernel {
   auto assuming_squares() const { return under<typename Facts::with_squares>(); }
   auto assuming_owned_columns() const { return under<typename Facts::with_owned_columns>(); }
 
+  // Loads ahead of the statements where none of them stores before `flush`.
+  using Centres =
+      std::conditional_t<stores_in_run<Body>::value, NoCentres, typename centres_of<Views>::type>;
+
   template <class A>  // Accumulators, or a host call's LaneOf
   KOKKOS_INLINE_FUNCTION void exec(const Point<N>& point, A& acc) const {
-    const PointIn<N, Views, Facts> p{point, &views};
+    const PointIn<N, Views, Facts, Centres> p{
+        point, &views, load_centres(static_cast<Centres*>(nullptr), views, point)};
     Registers registers;
     body.run(p, registers, acc);
     body.flush(p, registers);

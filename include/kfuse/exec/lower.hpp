@@ -76,12 +76,6 @@ struct ScalarValue : ExprTag {
   }
 };
 
-template <int... D>
-std::integer_sequence<int, (D * 0)...> zeros_like(std::integer_sequence<int, D...>);
-/// N zero offsets.
-template <int N>
-using zero_offsets = decltype(zeros_like(std::make_integer_sequence<int, N>{}));
-
 /// A centred read moved to offsets O.
 template <int... O, int K, class T, int N, class Zero>
 auto shifted(ParamRead<K, T, N, Zero>) {

@@ -72,6 +72,8 @@ template <class T, int N, class E, int K>
 auto children(const StoreView<T, N, E, K>& s) {
   return child_refs(s.expr);
 }
+template <class T, int N, class E>
+struct stores_in_run<StoreView<T, N, E, -1>> : std::true_type {};
 template <class T, int N, class E, int K>
 struct register_slot_of<StoreView<T, N, E, K>> {
   using type = std::conditional_t<(K < 0), void, RegisterSlot<K, T>>;

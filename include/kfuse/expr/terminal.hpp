@@ -162,6 +162,12 @@ struct is_shifted<Shifted<Leaf, O...>> : std::true_type {};
 
 // ---- kernel-side leaves ---------------------------------------------------
 
+template <int... D>
+std::integer_sequence<int, (D * 0)...> zeros_like(std::integer_sequence<int, D...>);
+/// N zero offsets.
+template <int N>
+using zero_offsets = decltype(zeros_like(std::make_integer_sequence<int, N>{}));
+
 /// What the view reads below share: a rank-N view of T read at point + (O...).
 template <class T, int N, class Offsets>
 struct OffsetRead;
@@ -172,6 +178,7 @@ struct OffsetRead<T, N, std::integer_sequence<int, O...>> : ExprTag {
   static constexpr bool strict = true;
   // Also reads a Vector (a rank-1 view): lowered trees are past the domain checks.
   static constexpr int domain = domain::grid(N);
+  static constexpr bool centre = ((O == 0) && ...);
 
   template <class P>
   KOKKOS_INLINE_FUNCTION static T read(const view_t<T, N>& view, const P& p) {
@@ -214,12 +221,51 @@ template <class... Slots>
 struct ViewFile : Slots... {};
 struct NoViews {};
 
-/// A point of a kernel together with the kernel's view file and the facts
-/// its launch checked (PointFacts).
-template <int N, class Views, class Facts = PointFacts<>>
+/// The values of a kernel's views at the point itself, loaded before the point's statements
+/// run, as a hand-written kernel loads its operands first: nvcc issues a load where the
+/// source has it, and one behind a branch of log's waits out a memory latency that the
+/// loads ahead could have covered (Black-Scholes' `T`, docs/benchmarks.md). A view the body
+/// reads only at other offsets is a dead load, which the compiler drops.
+template <int K, class T>
+struct CentreSlot {
+  T value;
+};
+template <int K, class T>
+KOKKOS_INLINE_FUNCTION T centre_of(const CentreSlot<K, T>& slot) {
+  return slot.value;
+}
+template <class... Slots>
+struct CentreFile : Slots... {};
+struct NoCentres {};
+
+template <class Views>
+struct centres_of {
+  using type = NoCentres;
+};
+template <int... K, class... T, int... N>
+struct centres_of<ViewFile<ViewSlot<K, T, N>...>> {
+  using type = CentreFile<CentreSlot<K, T>...>;
+};
+
+template <class Views, class P>
+KOKKOS_INLINE_FUNCTION NoCentres load_centres(NoCentres*, const Views&, const P&) {
+  return {};
+}
+template <int... K, class... T, int... N, class P>
+KOKKOS_INLINE_FUNCTION CentreFile<CentreSlot<K, T>...> load_centres(
+    CentreFile<CentreSlot<K, T>...>*, const ViewFile<ViewSlot<K, T, N>...>& views, const P& p) {
+  return {CentreSlot<K, T>{OffsetRead<T, N, zero_offsets<N>>::read(view_of<K>(views), p)}...};
+}
+
+/// A point of a kernel together with the kernel's view file, the facts its
+/// launch checked (PointFacts) and its views' values at the point (CentreFile,
+/// or NoCentres where the kernel reads each view as it goes).
+template <int N, class Views, class Facts = PointFacts<>, class Centres = NoCentres>
 struct PointIn : Point<N> {
   using facts = Facts;
+  static constexpr bool centres_loaded = !std::is_same_v<Centres, NoCentres>;
   const Views* views;
+  Centres centres;
 };
 
 /// Reads parameter K's array (from the kernel's view file) at point + Offsets.
@@ -227,7 +273,10 @@ template <int K, class T, int N, class Offsets>
 struct ParamRead : OffsetRead<T, N, Offsets> {
   template <class P, class R>
   KOKKOS_INLINE_FUNCTION T eval(const P& p, R&) const {
-    return this->read(view_of<K>(*p.views), p);
+    if constexpr (ParamRead::centre && P::centres_loaded)
+      return centre_of<K>(p.centres);
+    else
+      return this->read(view_of<K>(*p.views), p);
   }
 };
 
