@@ -42,7 +42,7 @@
 #   KFUSE_GPU_PROFILE        the workloads whose kernels Nsight Compute measures after the
 #                            benchmarks (profile.md: DRAM bytes, L2 hit rate, occupancy and
 #                            issue use per kernel), or "none"
-#                            (default: "black_scholes stencil_jacobi cg")
+#                            (default: "black_scholes stencil_jacobi cg gmg")
 #   JOBS                     build parallelism (default: nproc)
 set -euo pipefail
 
@@ -341,7 +341,7 @@ profile_kernels() {  # BENCH SIZES...
   : > "$out/profile.md"
   for entry in "$@"; do
     name=${entry%%=*} size=${entry#*=}
-    [[ " ${KFUSE_GPU_PROFILE:-black_scholes stencil_jacobi cg} " == *" $name "* ]] || continue
+    [[ " ${KFUSE_GPU_PROFILE:-black_scholes stencil_jacobi cg gmg} " == *" $name "* ]] || continue
     csv=$build/profile-$name.csv
     phase "profile $name (size $size)" 60 "$build/profile.log" \
       "$ncu" --csv --page raw --print-units base --log-file "$csv" --clock-control none \
