@@ -395,6 +395,17 @@ TEST_CASE("one kernel reads back what its statements stored, in program order") 
   });
   q();
   kfuse_test::check_close(z.gather(), std::vector<double>(nx * ny, 6.0), 0);
+
+  // Such a group stores as it goes, so a later statement's read of a stored parameter
+  // reads memory after the store, not a value loaded at the point's start (CentreFile).
+  kfuse::Array<double, 2> v(grid, "v");
+  v.fill(2.0);
+  const kfuse::Array<double, 2>& v_handle = v;
+  auto r = kfuse::fuse(y, z, [&v_handle](auto y, auto z) {
+    return kfuse::seq(kfuse::assign(y, 7.0), kfuse::assign(z, y + v_handle));
+  });
+  r();
+  kfuse_test::check_close(z.gather(), std::vector<double>(nx * ny, 9.0), 0);
 }
 
 TEST_CASE("host reductions are the same bits at any thread count: lanes, then calls in order") {

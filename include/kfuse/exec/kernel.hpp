@@ -209,8 +209,11 @@ struct GroupKernel {
   using Centres =
       std::conditional_t<stores_in_run<Body>::value, NoCentres, typename centres_of<Views>::type>;
 
+  // exec and the operators are forced inline: a host lane loop vectorises only with the whole
+  // point inlined into it, and GCC's inliner stops at a size limit that a large group passes
+  // (SWE's fused kernel, once its views' loads went first: scalar, 5x slower).
   template <class A>  // Accumulators, or a host call's LaneOf
-  KOKKOS_INLINE_FUNCTION void exec(const Point<N>& point, A& acc) const {
+  KOKKOS_FORCEINLINE_FUNCTION void exec(const Point<N>& point, A& acc) const {
     const PointIn<N, Views, Facts, Centres> p{
         point, &views, load_centres(static_cast<Centres*>(nullptr), views, point)};
     Registers registers;
@@ -219,40 +222,42 @@ struct GroupKernel {
   }
 
   // parallel_for
-  KOKKOS_INLINE_FUNCTION void operator()(index_t i) const {
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i) const {
     Accumulators none;
     exec(Point<N>{{i}}, none);
   }
-  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j) const {
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j) const {
     Accumulators none;
     exec(Point<N>{{i, j}}, none);
   }
-  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j, index_t k) const {
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, index_t k) const {
     Accumulators none;
     exec(Point<N>{{i, j, k}}, none);
   }
   // parallel_reduce
-  KOKKOS_INLINE_FUNCTION void operator()(index_t i, Accumulators& acc) const {
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, Accumulators& acc) const {
     exec(Point<N>{{i}}, acc);
   }
-  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j, Accumulators& acc) const {
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, Accumulators& acc) const {
     exec(Point<N>{{i, j}}, acc);
   }
-  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j, index_t k, Accumulators& acc) const {
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, index_t k,
+                                              Accumulators& acc) const {
     exec(Point<N>{{i, j, k}}, acc);
   }
   // a host call's lane (InnerLoop)
   template <class Lanes>
-  KOKKOS_INLINE_FUNCTION void operator()(index_t i, const LaneOf<Lanes>& lane) const {
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, const LaneOf<Lanes>& lane) const {
     exec(Point<N>{{i}}, lane);
   }
   template <class Lanes>
-  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j, const LaneOf<Lanes>& lane) const {
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j,
+                                              const LaneOf<Lanes>& lane) const {
     exec(Point<N>{{i, j}}, lane);
   }
   template <class Lanes>
-  KOKKOS_INLINE_FUNCTION void operator()(index_t i, index_t j, index_t k,
-                                         const LaneOf<Lanes>& lane) const {
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, index_t k,
+                                              const LaneOf<Lanes>& lane) const {
     exec(Point<N>{{i, j, k}}, lane);
   }
   KOKKOS_INLINE_FUNCTION void init(Accumulators& acc) const { acc.init(); }
