@@ -138,8 +138,9 @@ struct StatementList<S, Rest...> {
 };
 
 /// Whether a statement (or one of a list's) stores to memory as it runs rather than in
-/// `flush`; a StoreView of a captured handle's array does (exec/statements.hpp), so that
-/// a later read of an array that may be the same sees it.
+/// `flush`: every store of a group that reads a captured handle does (a StoreView without a
+/// register slot, exec/statements.hpp), so that a later read of an array that may be the
+/// same sees it.
 template <class S>
 struct stores_in_run : std::false_type {};
 template <class... S>
