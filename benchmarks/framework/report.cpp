@@ -121,7 +121,7 @@ void write_markdown(std::ostream& out, const std::vector<Row>& rows, const Strea
   const int ranks = rows.empty() ? 1 : rows.front().ranks;
   out << "\n## kfuse-bench: " << ranks << " rank(s), STREAM triad " << format("%.1f", stream.gbps)
       << " GB/s (" << stream.elements_per_rank << " doubles per array and rank), last-level cache "
-      << mebibytes(double(stream.cache_bytes)) << "\n\n";
+      << mebibytes(double(stream.cache.bytes)) << " (" << stream.cache.source << ")\n\n";
   out << "| workload | size | variant | time/iter (ms) | kernels/iter | allreduces/iter | "
          "exchanges/iter | GB/s | % STREAM | vs unfused | vs kokkos | vs petsc | max rel diff | "
          "compile (s) | status |\n";
@@ -229,6 +229,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const Opt
                                                              : nlohmann::json(nullptr);
     j["working_set_bytes"] = r.working_set_bytes;
     j["cache_bytes"] = r.cache_bytes;
+    j["cache_source"] = r.cache_source;
     j["beyond_cache"] = r.beyond_cache;
     j["min_bytes_per_iter"] = r.min_bytes_per_iter;
     j["effective_gbps"] = r.effective_gbps;

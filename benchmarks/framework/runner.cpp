@@ -190,7 +190,7 @@ std::string build_and_count(const Workload& workload, const Options& options, co
   const int reps = std::max(1, options.repetitions);
   const std::string label = workload.size_label(setup);
   const double working_set = workload.working_set ? workload.working_set(setup) : 0;
-  const bool in_memory = beyond_cache(working_set, node_share, stream.cache_bytes);
+  const bool in_memory = beyond_cache(working_set, node_share, stream.cache.bytes);
   // Build the variants.
   for (const auto& entry : variants_of(workload.name)) {
     if (!selected_variant(options, entry.name)) continue;
@@ -208,7 +208,8 @@ std::string build_and_count(const Workload& workload, const Options& options, co
     row.stream_update_gbps = stream.update_gbps;
     row.min_bytes_per_iter = workload.min_bytes ? workload.min_bytes(setup) : 0;
     row.working_set_bytes = working_set;
-    row.cache_bytes = stream.cache_bytes;
+    row.cache_bytes = stream.cache.bytes;
+    row.cache_source = stream.cache.source;
     row.beyond_cache = in_memory;
     row.compile = variant_compile_cost(options.compile_times_dir, workload, entry.name);
     names.push_back(entry.name);
@@ -273,7 +274,7 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     // What the variants take at the default size, all of them on a node, per byte of the
     // working set: how far the size may grow (every variant lives through the rounds).
     double per_working_set = 0;
-    if (grows(workload, options, stream.cache_bytes)) {
+    if (grows(workload, options, stream.cache.bytes)) {
       setup.size = workload.default_size;
       progress(comm, "[kfuse-bench] %s: measuring its memory at size %s\n", workload.name,
                std::to_string(setup.size));
@@ -289,7 +290,7 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     }
     const double memory = comm.allreduce(double(detail::available_host_bytes()), ReduceOp::min);
     setup.size =
-        size_of(workload, options, setup, node_share, stream.cache_bytes, per_working_set, memory);
+        size_of(workload, options, setup, node_share, stream.cache.bytes, per_working_set, memory);
     const int reps = std::max(1, options.repetitions);
     const std::string left = w + 1 < chosen.size()
                                  ? std::to_string(chosen.size() - w - 1) + " workload(s) after it"

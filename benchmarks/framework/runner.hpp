@@ -26,6 +26,7 @@ struct Options {
   int iterations = 0;                  ///< 0: each workload's default
   int repetitions = 10;
   int nit = 50;
+  std::int64_t cache_bytes = 0;      ///< --cache-size; 0: read or measured (last_level_cache)
   std::int64_t stream_elements = 0;  ///< per rank; 0: beyond the cache (stream.hpp)
   int stream_repetitions = 10;
   int stream_repetitions_alongside = 3;  ///< triads after each timed repetition of a workload
@@ -61,6 +62,7 @@ struct Row {
   double min_bytes_per_iter = 0, effective_gbps = 0;
   double working_set_bytes = 0;  ///< distinct bytes an iteration touches (Workload::working_set)
   std::int64_t cache_bytes = 0;  ///< the last-level cache of each node
+  std::string cache_source;      ///< where that figure comes from (CacheSize::source)
   bool beyond_cache = false;     ///< working set >= 4x the cache on each node: % STREAM applies
   double speedup_vs_unfused = 0, speedup_vs_kokkos = 0, speedup_vs_petsc = 0;  ///< 0: n/a
   double max_rel_diff = 0;

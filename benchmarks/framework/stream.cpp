@@ -4,9 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "timer.hpp"
 
@@ -46,9 +50,7 @@ std::int64_t sysfs_bytes(const std::string& size) {
 
 /// The highest-level data or unified caches in front of the CPUs this process may run on
 /// (sched_getaffinity), each instance once (sysfs: its shared_cpu_list), summed; 0 where
-/// sysfs does not say. sysconf(_SC_LEVEL3_CACHE_SIZE) may count the whole package: on an
-/// AMD EPYC VM it reports 384 MiB, twelve dies' L3, where the two vCPUs share one 32 MiB
-/// L3 (the triad there falls to the memory's rate from 4x 32 MiB on).
+/// sysfs does not say.
 std::int64_t sysfs_cache_bytes() {
   cpu_set_t cpus;
   CPU_ZERO(&cpus);
@@ -75,13 +77,71 @@ std::int64_t sysfs_cache_bytes() {
   return total;
 }
 
-std::int64_t host_cache_bytes() {
-  if (const std::int64_t bytes = sysfs_cache_bytes(); bytes > 0) return bytes;
+std::int64_t sysconf_cache_bytes() {
   for (int name : {_SC_LEVEL4_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
     const long bytes = sysconf(name);
     if (bytes > 0) return bytes;
   }
   return 0;
+}
+
+/// The largest node working set, of those from 4 MiB doubling to `largest` or just past
+/// it, on which the node's ranks run the triad together faster than halfway (on a log
+/// scale: the geometric mean) from the fastest set's rate to the largest set's, the
+/// memory's. The rate falls over a few sizes past the cache (2 ranks of an AMD EPYC VM
+/// whose L3 is 32 MiB: 158-185 GB/s up to 16 MiB, 125-136 on 32, 85-91 on 64, then 62-70,
+/// 58-62 and 59-62 on 128 to 512 MiB; halfway is 101-108), and the halfway point of the
+/// fall is where a sharp edge would be. 0 where the fastest is not 1.2x the memory's (no
+/// cache edge in the range). Collective.
+std::int64_t measured_cache_bytes(const Comm& comm, std::int64_t largest) {
+  const double per_set = 3.0 * sizeof(double) * ranks_on_node(comm);  // bytes a node per index
+  std::int64_t top = std::int64_t{4} << 20;
+  while (top < largest) top *= 2;
+  const std::int64_t most = std::int64_t(double(top) / per_set);
+  View a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:probe:a"), most);
+  View b(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:probe:b"), most);
+  View c(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:probe:c"), most);
+  detail::for_box("stream:probe:init", detail::Box<1>{{0}, {most}}, Init{a, b, c});
+  std::vector<std::pair<std::int64_t, double>> rates;  // (node bytes, best bytes a second)
+  for (std::int64_t set = std::int64_t{4} << 20; set <= top; set *= 2) {
+    const std::int64_t n = std::int64_t(double(set) / per_set);
+    // Triads enough for 256 MiB a timing, so that the barrier is noise next to them.
+    const std::int64_t passes = std::max<std::int64_t>(1, (std::int64_t{1} << 28) / set);
+    double best = 0;
+    for (int r = 0; r < 5; ++r) {
+      const double seconds = timed_max_over_ranks(comm, [&] {
+        for (std::int64_t p = 0; p < passes; ++p)
+          detail::for_box("stream:probe", detail::Box<1>{{0}, {n}}, Triad{a, b, c, 3.0});
+      });
+      best = std::max(best, double(set) * double(passes) / seconds);
+    }
+    rates.emplace_back(set, best);
+  }
+  const double memory = rates.back().second;
+  double fastest = 0;
+  std::string report;
+  for (const auto& [set, rate] : rates) {
+    fastest = std::max(fastest, rate);
+    report += " " + std::to_string(set >> 20) + " MiB " + std::to_string(std::lround(rate / 1e9));
+  }
+  std::int64_t cache = 0;
+  for (const auto& [set, rate] : rates)
+    if (fastest > 1.2 * memory && rate > std::sqrt(fastest * memory)) cache = set;
+  if (comm.rank() == 0)
+    std::fprintf(stderr, "[kfuse-bench] triad GB/s a node by working set:%s\n", report.c_str());
+  return cache;
+}
+
+CacheSize host_cache(const Comm& comm) {
+  // Collective whatever sysfs says on this rank: the probe is.
+  const std::int64_t listed = sysfs_cache_bytes();
+  if (comm.allreduce(listed, ReduceOp::min) > 0) return {listed, "sysfs"};
+  const std::int64_t reported = sysconf_cache_bytes();
+  constexpr std::int64_t lowest = std::int64_t{64} << 20, highest = std::int64_t{2} << 30;
+  const std::int64_t largest = std::clamp(2 * reported, lowest, highest);
+  if (const std::int64_t measured = measured_cache_bytes(comm, largest); measured > 0)
+    return {measured, "measured"};
+  return {reported, "sysconf"};
 }
 
 /// The GPU's L2 (0 where there is no device backend this knows).
@@ -97,14 +157,13 @@ std::int64_t device_cache_bytes() {
 
 }  // namespace
 
-std::int64_t last_level_cache_bytes() {
-  // Read once: every StreamTriad::measure reports it, and the host's answer is files
-  // per CPU of the affinity mask.
-  static const std::int64_t bytes =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, detail::MemSpace>::accessible
-          ? host_cache_bytes()
-          : device_cache_bytes();
-  return bytes;
+CacheSize last_level_cache(const Comm& comm, std::int64_t given) {
+  CacheSize cache = given > 0 ? CacheSize{given, "--cache-size"}
+                    : Kokkos::SpaceAccessibility<Kokkos::HostSpace, detail::MemSpace>::accessible
+                        ? host_cache(comm)
+                        : CacheSize{device_cache_bytes(), "device L2"};
+  cache.bytes = comm.allreduce(cache.bytes, ReduceOp::max);
+  return cache;
 }
 
 int ranks_on_node(const Comm& comm) { return comm.node_allreduce(1, ReduceOp::sum); }
@@ -115,18 +174,19 @@ bool beyond_cache(double bytes, double node_share, std::int64_t cache_bytes) {
 
 namespace {
 
-std::int64_t triad_elements(const Comm& comm, std::int64_t n) {
+std::int64_t triad_elements(const Comm& comm, std::int64_t n, const CacheSize& cache_size) {
   if (n > 0) return n;
-  const double cache = double(last_level_cache_bytes());
+  const double cache = double(cache_size.bytes);
   const double beyond = 4.0 * cache / (3.0 * sizeof(double) * ranks_on_node(comm));
   return std::max<std::int64_t>(std::int64_t{1} << 23, std::int64_t(beyond) + 1);
 }
 
 }  // namespace
 
-StreamTriad::StreamTriad(const Comm& comm, std::int64_t n)
+StreamTriad::StreamTriad(const Comm& comm, std::int64_t n, CacheSize cache)
     : comm_(comm),
-      n_(triad_elements(comm, n)),
+      cache_(std::move(cache)),
+      n_(triad_elements(comm, n, cache_)),
       a_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:a"), n_),
       b_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:b"), n_),
       c_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:c"), n_) {
@@ -157,7 +217,7 @@ StreamResult StreamTriad::measure(int repetitions) const {
   result.gbps = best_gbps(repetitions, [&] { run(); });
   result.elements_per_rank = n_;
   result.repetitions = repetitions;
-  result.cache_bytes = last_level_cache_bytes();
+  result.cache = cache_;
   return result;
 }
 

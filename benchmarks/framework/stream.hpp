@@ -13,10 +13,17 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include <kfuse/kfuse.hpp>
 
 namespace kfuse::bench {
+
+/// The last-level cache in front of the memory the kernels use, on each node.
+struct CacheSize {
+  std::int64_t bytes = 0;  ///< 0: unknown
+  std::string source;      ///< "sysfs", "measured", "sysconf", "--cache-size" or "device L2"
+};
 
 struct StreamResult {
   double gbps = 0;                 ///< all ranks together
@@ -27,15 +34,21 @@ struct StreamResult {
   double update_gbps = 0;
   std::int64_t elements_per_rank = 0;
   int repetitions = 0;
-  std::int64_t cache_bytes = 0;  ///< last_level_cache_bytes()
+  CacheSize cache;  ///< last_level_cache()
 };
 
-/// Bytes of the last-level cache in front of the memory the kernels use: on a
-/// host, the highest-level caches of the CPUs this process may run on, each
-/// instance once (sysfs; sysconf where sysfs does not say), taken as the
-/// node's (ranks bound to CPUs behind other instances of that level are not
-/// counted); a GPU's L2; 0 when unknown.
-std::int64_t last_level_cache_bytes();
+/// The last-level cache on each node (collective). `given` > 0: that many bytes
+/// (--cache-size). On a host, the highest-level caches of the CPUs this process
+/// may run on, each instance once (sysfs), taken as the node's (ranks bound to
+/// CPUs behind other instances of that level are not counted). Where sysfs
+/// does not say, measured: sysconf(_SC_LEVEL3_CACHE_SIZE) may count the whole
+/// package (on an AMD EPYC VM, 508 MiB where its two vCPUs share one 32 MiB
+/// L3), so the node's ranks time the triad together on working sets from
+/// 4 MiB to twice sysconf's figure, and the cache is the largest set that runs
+/// faster than halfway (the geometric mean) from the fastest set's rate to the
+/// memory's (sysconf's figure where the rate does not fall). A GPU's L2. The
+/// largest figure of any rank, so that every rank sizes alike.
+CacheSize last_level_cache(const Comm& comm, std::int64_t given);
 
 /// Ranks of `comm` on this rank's node, which share its cache. Collective.
 int ranks_on_node(const Comm& comm);
@@ -50,8 +63,8 @@ bool beyond_cache(double bytes, double node_share, std::int64_t cache_bytes);
 class StreamTriad {
  public:
   /// elements_per_rank = 0: the fewest (at least 2^23) that put the three
-  /// arrays beyond the cache.
-  StreamTriad(const Comm& comm, std::int64_t elements_per_rank);
+  /// arrays beyond `cache`.
+  StreamTriad(const Comm& comm, std::int64_t elements_per_rank, CacheSize cache);
   /// Best rate over `repetitions` timed triads.
   StreamResult measure(int repetitions) const;
   /// Best rate over `repetitions` timed in-place updates (StreamResult::update_gbps).
@@ -64,6 +77,7 @@ class StreamTriad {
 
   using View = Kokkos::View<double*, detail::MemSpace>;
   Comm comm_;
+  CacheSize cache_;
   std::int64_t n_;
   View a_, b_, c_;
 };
