@@ -89,9 +89,9 @@ std::int64_t sysconf_cache_bytes() {
 /// it, on which the node's ranks run the triad together faster than halfway (on a log
 /// scale: the geometric mean) from the fastest set's rate to the largest set's, the
 /// memory's. The rate falls over a few sizes past the cache (2 ranks of an AMD EPYC VM
-/// whose L3 is 32 MiB: 158-185 GB/s up to 16 MiB, 125-136 on 32, 85-91 on 64, then 62-70,
-/// 58-62 and 59-62 on 128 to 512 MiB; halfway is 101-108), and the halfway point of the
-/// fall is where a sharp edge would be. 0 where the fastest is not 1.2x the memory's (no
+/// whose L3 is 32 MiB, five runs: 137-203 GB/s up to 16 MiB, 119-200 on 32, 66-112 on 64,
+/// then 55-89, 51-77 and 48-73 on 128 to 1024 MiB; halfway 86-121), and the halfway point
+/// of the fall is where a sharp edge would be. 0 where the fastest is not 1.2x the memory's (no
 /// cache edge in the range). Collective.
 std::int64_t measured_cache_bytes(const Comm& comm, std::int64_t largest) {
   const double per_set = 3.0 * sizeof(double) * ranks_on_node(comm);  // bytes a node per index
@@ -103,20 +103,22 @@ std::int64_t measured_cache_bytes(const Comm& comm, std::int64_t largest) {
   View c(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream:probe:c"), most);
   detail::for_box("stream:probe:init", detail::Box<1>{{0}, {most}}, Init{a, b, c});
   std::vector<std::pair<std::int64_t, double>> rates;  // (node bytes, best bytes a second)
-  for (std::int64_t set = std::int64_t{4} << 20; set <= top; set *= 2) {
-    const std::int64_t n = std::int64_t(double(set) / per_set);
-    // Triads enough for 256 MiB a timing, so that the barrier is noise next to them.
-    const std::int64_t passes = std::max<std::int64_t>(1, (std::int64_t{1} << 28) / set);
-    double best = 0;
-    for (int r = 0; r < 5; ++r) {
-      const double seconds = timed_max_over_ranks(comm, [&] {
-        for (std::int64_t p = 0; p < passes; ++p)
-          detail::for_box("stream:probe", detail::Box<1>{{0}, {n}}, Triad{a, b, c, 3.0});
-      });
-      best = std::max(best, double(set) * double(passes) / seconds);
+  for (std::int64_t set = std::int64_t{4} << 20; set <= top; set *= 2) rates.emplace_back(set, 0);
+  // Rounds over all sets, so that a moment when the machine's other tenants load its caches
+  // or its memory weighs on no set alone.
+  for (int round = 0; round < 4; ++round)
+    for (auto& [set, best] : rates) {
+      const std::int64_t n = std::int64_t(double(set) / per_set);
+      // Triads enough for 256 MiB a timing, so that the barrier is noise next to them.
+      const std::int64_t passes = std::max<std::int64_t>(1, (std::int64_t{1} << 28) / set);
+      for (int r = 0; r < 2; ++r) {
+        const double seconds = timed_max_over_ranks(comm, [&] {
+          for (std::int64_t p = 0; p < passes; ++p)
+            detail::for_box("stream:probe", detail::Box<1>{{0}, {n}}, Triad{a, b, c, 3.0});
+        });
+        best = std::max(best, double(set) * double(passes) / seconds);
+      }
     }
-    rates.emplace_back(set, best);
-  }
   const double memory = rates.back().second;
   double fastest = 0;
   std::string report;
