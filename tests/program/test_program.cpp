@@ -397,7 +397,7 @@ TEST_CASE("one kernel reads back what its statements stored, in program order") 
   kfuse_test::check_close(z.gather(), std::vector<double>(nx * ny, 6.0), 0);
 
   // Such a group stores as it goes, so a later statement's read of a stored parameter
-  // reads memory after the store, not a value loaded at the point's start (CentreFile).
+  // reads memory after the store, not a value loaded at the point's start (centres_of).
   kfuse::Array<double, 2> v(grid, "v");
   v.fill(2.0);
   const kfuse::Array<double, 2>& v_handle = v;

@@ -221,30 +221,40 @@ template <class... Slots>
 struct ViewFile : Slots... {};
 struct NoViews {};
 
+/// One slot of a register file: a value a kernel keeps for position K (a program
+/// temporary that lives in a register, or a view's value at the point).
+template <int K, class T>
+struct RegisterSlot {
+  T value;
+};
+
+template <int K, class T>
+KOKKOS_INLINE_FUNCTION T& register_of(RegisterSlot<K, T>& slot) {
+  return slot.value;
+}
+template <int K, class T>
+KOKKOS_INLINE_FUNCTION const T& register_of(const RegisterSlot<K, T>& slot) {
+  return slot.value;
+}
+
+/// Registers: one slot per register temporary of a kernel body, or per view of
+/// a kernel (its centres, below).
+template <class... Slots>
+struct RegisterFile : Slots... {};
+
 /// The values of a kernel's views at the point itself, loaded before the point's statements
 /// run, as a hand-written kernel loads its operands first: nvcc issues a load where the
 /// source has it, and one behind a branch of log's waits out a memory latency that the
 /// loads ahead could have covered (Black-Scholes' `T`, docs/benchmarks.md). A view the body
 /// reads only at other offsets is a dead load, which the compiler drops.
-template <int K, class T>
-struct CentreSlot {
-  T value;
-};
-template <int K, class T>
-KOKKOS_INLINE_FUNCTION T centre_of(const CentreSlot<K, T>& slot) {
-  return slot.value;
-}
-template <class... Slots>
-struct CentreFile : Slots... {};
 struct NoCentres {};
-
 template <class Views>
 struct centres_of {
   using type = NoCentres;
 };
 template <int... K, class... T, int... N>
 struct centres_of<ViewFile<ViewSlot<K, T, N>...>> {
-  using type = CentreFile<CentreSlot<K, T>...>;
+  using type = RegisterFile<RegisterSlot<K, T>...>;
 };
 
 template <class Views, class P>
@@ -252,13 +262,14 @@ KOKKOS_INLINE_FUNCTION NoCentres load_centres(NoCentres*, const Views&, const P&
   return {};
 }
 template <int... K, class... T, int... N, class P>
-KOKKOS_INLINE_FUNCTION CentreFile<CentreSlot<K, T>...> load_centres(
-    CentreFile<CentreSlot<K, T>...>*, const ViewFile<ViewSlot<K, T, N>...>& views, const P& p) {
-  return {CentreSlot<K, T>{OffsetRead<T, N, zero_offsets<N>>::read(view_of<K>(views), p)}...};
+KOKKOS_INLINE_FUNCTION RegisterFile<RegisterSlot<K, T>...> load_centres(
+    RegisterFile<RegisterSlot<K, T>...>*, const ViewFile<ViewSlot<K, T, N>...>& views,
+    const P& p) {
+  return {RegisterSlot<K, T>{OffsetRead<T, N, zero_offsets<N>>::read(view_of<K>(views), p)}...};
 }
 
 /// A point of a kernel together with the kernel's view file, the facts its
-/// launch checked (PointFacts) and its views' values at the point (CentreFile,
+/// launch checked (PointFacts) and its views' values at the point (centres_of,
 /// or NoCentres where the kernel reads each view as it goes).
 template <int N, class Views, class Facts = PointFacts<>, class Centres = NoCentres>
 struct PointIn : Point<N> {
@@ -274,26 +285,11 @@ struct ParamRead : OffsetRead<T, N, Offsets> {
   template <class P, class R>
   KOKKOS_INLINE_FUNCTION T eval(const P& p, R&) const {
     if constexpr (ParamRead::centre && P::centres_loaded)
-      return centre_of<K>(p.centres);
+      return register_of<K>(p.centres);
     else
       return this->read(view_of<K>(*p.views), p);
   }
 };
-
-/// One register slot of a kernel's register file (K = temporary's position).
-template <int K, class T>
-struct RegisterSlot {
-  T value;
-};
-
-template <int K, class T>
-KOKKOS_INLINE_FUNCTION T& register_of(RegisterSlot<K, T>& slot) {
-  return slot.value;
-}
-
-/// The registers of one kernel body: one slot per register temporary.
-template <class... Slots>
-struct RegisterFile : Slots... {};
 
 /// Reads a program temporary that lives in a register.
 template <int K, class T, bool Strict = true>
