@@ -263,8 +263,7 @@ KOKKOS_INLINE_FUNCTION NoCentres load_centres(NoCentres*, const Views&, const P&
 }
 template <int... K, class... T, int... N, class P>
 KOKKOS_INLINE_FUNCTION RegisterFile<RegisterSlot<K, T>...> load_centres(
-    RegisterFile<RegisterSlot<K, T>...>*, const ViewFile<ViewSlot<K, T, N>...>& views,
-    const P& p) {
+    RegisterFile<RegisterSlot<K, T>...>*, const ViewFile<ViewSlot<K, T, N>...>& views, const P& p) {
   return {RegisterSlot<K, T>{OffsetRead<T, N, zero_offsets<N>>::read(view_of<K>(views), p)}...};
 }
 
