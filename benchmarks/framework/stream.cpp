@@ -135,7 +135,8 @@ std::int64_t measured_cache_bytes(const Comm& comm, std::int64_t largest) {
 }
 
 CacheSize host_cache(const Comm& comm) {
-  // Collective whatever sysfs says on this rank: the probe is.
+  // sysfs's figure only where every rank has one: the probe is collective, so all ranks
+  // take the same path.
   const std::int64_t listed = sysfs_cache_bytes();
   if (comm.allreduce(listed, ReduceOp::min) > 0) return {listed, "sysfs"};
   const std::int64_t reported = sysconf_cache_bytes();
