@@ -17,10 +17,16 @@ struct Where : ExprTag {
   C cond;
   A if_true;
   B if_false;
+  /// Both branches evaluated, then one selected, as NumPy's where takes two computed arrays:
+  /// a select vectorises where a branch does not. (With the branch, a condition on Scalars
+  /// that the kernel's stores might alias was reloaded and tested at every point, and
+  /// BiCGSTAB's guarded update ran scalar: docs/benchmarks.md.)
   template <class P, class R>
   KOKKOS_INLINE_FUNCTION value_type eval(const P& p, R& r) const {
-    return cond.eval(p, r) ? static_cast<value_type>(if_true.eval(p, r))
-                           : static_cast<value_type>(if_false.eval(p, r));
+    const bool chosen = cond.eval(p, r);
+    const auto a = static_cast<value_type>(if_true.eval(p, r));
+    const auto b = static_cast<value_type>(if_false.eval(p, r));
+    return chosen ? a : b;
   }
 };
 
