@@ -32,10 +32,17 @@ struct Case {
   int slack;  // allowed |iterations - PETSc's|
 };
 
+/// CG's forms: kfuse::cg, with SolverOptions::cg_single_reduction, and
+/// kfuse::cg_matfree with the operator `A * v` (A p applied twice, not stored).
+enum class CgForm { standard, single_reduction, matrix_free };
+
 void compare_with_petsc(const Case& c, bool bicg,
                         kfuse::Preconditioner pc = kfuse::Preconditioner::none,
-                        bool single_reduction = false) {
-  INFO(c.name << (single_reduction ? ", single reduction" : ""));
+                        CgForm form = CgForm::standard) {
+  const bool single_reduction = form == CgForm::single_reduction;
+  INFO(c.name << (single_reduction              ? ", single reduction"
+                  : form == CgForm::matrix_free ? ", matrix-free"
+                                                : ""));
   const auto& A = c.A;
   const auto b = rhs_of_ones(A);
   kfuse::Vector<double> x(A.domain(), "x");
@@ -45,7 +52,10 @@ void compare_with_petsc(const Case& c, bool bicg,
   kfuse_test::MonitorCheck monitor;
   options.monitor = monitor.monitor();
   const kfuse::SolveResult result =
-      bicg ? kfuse::bicgstab(A, x, b, options) : kfuse::cg(A, x, b, options);
+      bicg ? kfuse::bicgstab(A, x, b, options)
+      : form == CgForm::matrix_free
+          ? kfuse::cg_matfree([A](const auto& v) { return A * v; }, x, b, options)
+          : kfuse::cg(A, x, b, options);
   PetscSettings settings;
   settings.type = bicg ? KSPBCGS : KSPCG;
   settings.pc = pc == kfuse::Preconditioner::jacobi ? PCJACOBI : PCNONE;
@@ -85,45 +95,62 @@ TEST_CASE("cg matches PETSc KSPCG on generated and real SPD matrices") {
 #endif
 }
 
-TEST_CASE("cg_single_reduction matches PETSc KSPCG with -ksp_cg_single_reduction") {
+TEST_CASE("cg_single_reduction (-ksp_cg_single_reduction) and cg_matfree (A * v) match PETSc") {
   kfuse::Comm comm;
   const auto none = kfuse::Preconditioner::none;
-  compare_with_petsc({"poisson2d 24x20", kfuse::poisson2d<double>(comm, 24, 20), 1}, false, none,
-                     true);
-  compare_with_petsc({"poisson3d 9x8x7", kfuse::poisson3d<double>(comm, 9, 8, 7), 1}, false, none,
-                     true);
+  for (const CgForm form : {CgForm::single_reduction, CgForm::matrix_free}) {
+    compare_with_petsc({"poisson2d 24x20", kfuse::poisson2d<double>(comm, 24, 20), 1}, false, none,
+                       form);
+    compare_with_petsc({"poisson3d 9x8x7", kfuse::poisson3d<double>(comm, 9, 8, 7), 1}, false, none,
+                       form);
 #ifdef KFUSE_MATRICES_DIR
-  compare_with_petsc({"Laplace3D10", shared_matrix("spd/Laplace3D10.mtx"), 1}, false, none, true);
-  compare_with_petsc({"wathen_30_30", shared_matrix("spd/wathen_30_30.mtx"), 2}, false, none, true);
+    compare_with_petsc({"Laplace3D10", shared_matrix("spd/Laplace3D10.mtx"), 1}, false, none, form);
+    compare_with_petsc({"wathen_30_30", shared_matrix("spd/wathen_30_30.mtx"), 2}, false, none,
+                       form);
+#endif
+  }
+#ifdef KFUSE_MATRICES_DIR
+  compare_with_petsc({"1138_bus", shared_matrix("spd/1138_bus.mtx"), 120}, false, none,
+                     CgForm::matrix_free);
 #endif
 }
 
-TEST_CASE("a single-reduction CG iteration is 2 kernels (counted), the standard one's iterates") {
+TEST_CASE("single-reduction (2 kernels) and matrix-free (3, two work vectors) CG: cg's iterates") {
   kfuse::Comm comm;
   const auto A = kfuse::poisson2d<double>(comm, 20, 20);
   const auto b = rhs_of_ones(A);
-  kfuse::Vector<double> x(A.domain(), "x"), y(A.domain(), "y");
-  kfuse::KernelCounter counter;
+  kfuse::Vector<double> y(A.domain(), "y");
   kfuse::SolverOptions options{1e-30, 10};  // exactly 10 iterations
   std::vector<double> norms;
   options.monitor = [&](int, double rnorm) { norms.push_back(rnorm); };
-  kfuse::cg(A, y, b, options);  // the standard form's residual norms
+  kfuse::cg(A, y, b, options);  // the standard form's residual norms (A p stored)
   const std::vector<double> standard = norms;
-  norms.clear();
-  std::int64_t at_first = 0, at_last = 0;
-  options.cg_single_reduction = true;
-  options.monitor = [&](int it, double rnorm) {
-    norms.push_back(rnorm);
-    if (it == 1) at_first = counter.compute_kernels();
-    if (it == 10) at_last = counter.compute_kernels();
-  };
-  const auto r = kfuse::cg(A, x, b, options);
-  CHECK(r.iterations == 10);
-  CHECK(at_last - at_first == 2 * 9);
-  REQUIRE(norms.size() == standard.size());
-  for (std::size_t k = 0; k < norms.size(); ++k)
-    CHECK(norms[k] == doctest::Approx(standard[k]).epsilon(1e-8));
-  kfuse_test::check_close(x.gather(), y.gather(), 1e-10);
+  for (const CgForm form : {CgForm::single_reduction, CgForm::matrix_free}) {
+    const bool single = form == CgForm::single_reduction;
+    INFO("form: " << (single ? "single reduction" : "matrix-free"));
+    kfuse::Vector<double> x(A.domain(), "x");
+    kfuse::KernelCounter counter;
+    kfuse::SolverWorkspace workspace;
+    kfuse::SolverOptions counted{1e-30, 10};
+    counted.cg_single_reduction = single;
+    counted.workspace = &workspace;
+    norms.clear();
+    std::int64_t at_first = 0, at_last = 0;
+    counted.monitor = [&](int it, double rnorm) {
+      norms.push_back(rnorm);
+      if (it == 1) at_first = counter.compute_kernels();
+      if (it == 10) at_last = counter.compute_kernels();
+    };
+    const auto r = single ? kfuse::cg(A, x, b, counted)
+                          : kfuse::cg_matfree([A](const auto& v) { return A * v; }, x, b, counted);
+    CHECK(r.iterations == 10);
+    CHECK(at_last - at_first == (single ? 2 : 3) * 9);
+    CHECK(workspace.size() == (single ? 4u : 2u));  // r, p, s, w; r, p (no A p)
+    REQUIRE(norms.size() == standard.size());
+    for (std::size_t k = 0; k < norms.size(); ++k)
+      CHECK(norms[k] == doctest::Approx(standard[k]).epsilon(1e-8));
+    kfuse_test::check_close(x.gather(), y.gather(), 1e-10);
+  }
 }
 
 TEST_CASE("cg with Jacobi matches PETSc PCJACOBI") {

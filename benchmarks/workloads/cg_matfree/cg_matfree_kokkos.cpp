@@ -1,14 +1,17 @@
 // What an expert writes: the fewest passes over memory CG's dependences allow,
-// the stencil overlapped with the halo exchange, reductions split over lanes.
+// the stencil overlapped with the halo exchange, reductions split over lanes,
+// and A p applied twice rather than stored (a stencil costs less than the
+// vector pass that storing A p and reading it back takes: 1.11-1.23x faster
+// in docs/benchmarks.md's runs; kfuse::cg_matfree does the same).
 // Matrix-free CG by hand: three Kokkos kernels per iteration on the grid
-// arrays, the stencil fused with its dot and overlapped with p's halo
+// arrays, the first stencil fused with its dot and overlapped with p's halo
 // exchange (kfuse::HaloExchange: interior points while the messages fly,
 // then the boundary strips at faces with a neighbour, labelled ":boundary"
 // as kfuse does). Kernels run
 // by rows, an inner loop along j per row, sums kept in registers for a row
 // and split over lanes (hand_loops.hpp says why):
-//   kernel 1: Ap = 4 p - p(i-1,j) - p(i+1,j) - p(i,j-1) - p(i,j+1), pAp = p.Ap
-//   kernel 2: r -= alpha Ap, rr' = r.r
+//   kernel 1: pAp = p.(A p), A p = 4 p - p(i-1,j) - p(i+1,j) - p(i,j-1) - p(i,j+1)
+//   kernel 2: r -= alpha A p (p's halo still current), rr' = r.r
 //   kernel 3: x += alpha p, p = r + beta p   (p is read there anyway)
 // Dirichlet 0: the physical halo cells of p and x stay 0 (never written).
 #include <string>
@@ -26,23 +29,22 @@ KOKKOS_INLINE_FUNCTION double laplacian(const View2& u, std::int64_t i, std::int
   return 4.0 * u(i, j) - u(i - 1, j) - u(i + 1, j) - u(i, j - 1) - u(i, j + 1);
 }
 
-/// Ap = A p and p.Ap.
+/// p.(A p).
 struct StencilDot {
-  View2 p, Ap;
+  View2 p;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane sums) const {
-    const double pij = p(i, j), y = laplacian(p, i, j);
-    Ap(i, j) = y;
-    sums[0] += pij * y;
+    sums[0] += p(i, j) * laplacian(p, i, j);
   }
 };
 
+/// r -= alpha A p and r.r.
 struct UpdateR {
-  View2 r, Ap;
+  View2 r, p;
   double alpha;
   template <class Lane>
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane sums) const {
-    const double ri = r(i, j) - alpha * Ap(i, j);
+    const double ri = r(i, j) - alpha * laplacian(p, i, j);
     r(i, j) = ri;
     sums[0] += ri * ri;
   }
@@ -79,8 +81,7 @@ class Hand final : public Variant {
         b_(make_rhs(grid_)),
         x_(grid_, "x"),
         r_(grid_, "r"),
-        p_(grid_, "p"),
-        Ap_(grid_, "Ap") {}
+        p_(grid_, "p") {}
 
   void reset() override {
     x_.fill(0.0);
@@ -107,15 +108,15 @@ class Hand final : public Variant {
     {
       HaloExchange<2> exchange(grid_);
       exchange.add(p_);
-      hand::reduce_box_overlapped<1>(hand_label("cg_matfree: Ap = A p, p.Ap"), boxes_, exchange,
-                                     StencilDot{p_.view(), Ap_.view()}, &pAp);
+      hand::reduce_box_overlapped<1>(hand_label("cg_matfree: p.(A p)"), boxes_, exchange,
+                                     StencilDot{p_.view()}, &pAp);
     }
     pAp = comm.allreduce(pAp, ReduceOp::sum);
     const double alpha = rr_ / pAp;
 
     double rr_new = 0;
-    reduce_box<1>(hand_label("cg_matfree: r -= alpha Ap, r.r"), boxes_.owned,
-                  UpdateR{r_.view(), Ap_.view(), alpha}, &rr_new);
+    reduce_box<1>(hand_label("cg_matfree: r -= alpha A p, r.r"), boxes_.owned,
+                  UpdateR{r_.view(), p_.view(), alpha}, &rr_new);
     rr_new = comm.allreduce(rr_new, ReduceOp::sum);
     const double beta = rr_new / rr_;
     rr_ = rr_new;
@@ -132,14 +133,14 @@ class Hand final : public Variant {
     f.kernels = 3;
     f.allreduces = 2;
     f.exchanges = 1;
-    f.bytes = cg_min_bytes(double(grid_.global_size()), 0);
+    f.bytes = cg_matfree_min_bytes(double(grid_.global_size()));
     return f;
   }
 
  private:
   Grid<2> grid_;
   hand::OverlapBoxes boxes_;
-  Array2 b_, x_, r_, p_, Ap_;
+  Array2 b_, x_, r_, p_;
   double rr_ = 0, b_norm_ = 0;
   int steps_ = 0;
 };

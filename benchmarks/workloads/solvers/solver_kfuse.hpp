@@ -86,7 +86,18 @@ std::unique_ptr<Variant> make_shipped(Problem problem, const Setup& setup, Solve
                                                            figure);
 }
 
-/// CG stepped one iteration at a time: the program of cg_iteration<Policy>.
+/// The standard CG iteration kfuse::cg or cg_matfree runs for `problem`'s
+/// operator: A p stored for a matrix, applied twice when matrix-free.
+template <class Policy, class Problem, class V, class T>
+auto standard_cg_iteration(const Problem& problem, const V& x, const V& r, const V& p, const V& Ap,
+                           const kfuse::detail::CgScalars<T>& s) {
+  if constexpr (kfuse::detail::is_matrix_operator<decltype(problem.op())>::value)
+    return cg_iteration<Policy>(problem.op(), x, r, p, Ap, s);
+  else
+    return kfuse::detail::cg_matfree_iteration<Policy>(problem.op(), x, r, p, s);
+}
+
+/// CG stepped one iteration at a time: the program of standard_cg_iteration<Policy>.
 template <class Policy, class Problem>
 class CgSteps final : public Variant {
   using V = typename Problem::V;
@@ -98,7 +109,7 @@ class CgSteps final : public Variant {
         r_(problem_.vector("r")),
         p_(problem_.vector("p")),
         Ap_(problem_.vector("Ap")),
-        iteration_(cg_iteration<Policy>(problem_.op(), x_, r_, p_, Ap_, s_)) {
+        iteration_(standard_cg_iteration<Policy>(problem_, x_, r_, p_, Ap_, s_)) {
     if constexpr (std::is_same_v<Policy, Fused>)
       static_assert(Program::kernel_count <= 3 && Program::allreduce_count <= 2,
                     "CG iteration: at most 3 kernels and 2 allreduces");
@@ -121,11 +132,11 @@ class CgSteps final : public Variant {
   }
 
  private:
-  using Program = decltype(cg_iteration<Policy>(std::declval<Problem>().op(), std::declval<V&>(),
-                                                std::declval<V&>(), std::declval<V&>(),
-                                                std::declval<V&>(), std::declval<CgScalars&>()));
+  using Program = decltype(standard_cg_iteration<Policy>(
+      std::declval<const Problem&>(), std::declval<V&>(), std::declval<V&>(), std::declval<V&>(),
+      std::declval<V&>(), std::declval<CgScalars&>()));
   Problem problem_;
-  V x_, r_, p_, Ap_;
+  V x_, r_, p_, Ap_;  // Ap_ unused by a matrix-free iteration
   CgScalars s_;
   Program iteration_;
   double b_norm_ = 0;

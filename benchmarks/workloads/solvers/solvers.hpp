@@ -148,6 +148,8 @@ inline double matrix_bytes(const Matrix& A) {
 
 /// CG in 3 kernels (read / written): p / Ap + A, r Ap / r, x p r / x p.
 inline double cg_min_bytes(double rows, double matrix) { return 80.0 * rows + matrix; }
+/// Matrix-free CG, A p applied twice, not stored: p / -, p r / r, x p r / x p.
+inline double cg_matfree_min_bytes(double rows) { return 72.0 * rows; }
 /// BiCGSTAB in 5 kernels (read / written): p r v / p, p r_hat / v + A, r v / s,
 /// s / t + A, x p s t r_hat / x r.
 inline double bicgstab_min_bytes(double rows, double matrix) { return 152.0 * rows + 2.0 * matrix; }

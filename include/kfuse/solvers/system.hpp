@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -47,6 +48,13 @@ struct MatrixOperator {
     return A * v;
   }
 };
+
+/// Whether a solver's operator is a matrix (whose products read it: CG stores
+/// A p) rather than matrix-free (CG applies it again instead).
+template <class Apply>
+struct is_matrix_operator : std::false_type {};
+template <class T>
+struct is_matrix_operator<MatrixOperator<T>> : std::true_type {};
 
 /// Checks that A is square and x, b lie on its columns and rows.
 template <class T>
