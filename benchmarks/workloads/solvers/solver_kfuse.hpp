@@ -8,7 +8,9 @@
 // (a CsrMatrix and Vectors) or GridProblem (the 5-point stencil on Array<double, 2>).
 #pragma once
 
+#include <array>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -86,15 +88,22 @@ std::unique_ptr<Variant> make_shipped(Problem problem, const Setup& setup, Solve
                                                            figure);
 }
 
-/// The standard CG iteration kfuse::cg or cg_matfree runs for `problem`'s
-/// operator: A p stored for a matrix, applied twice when matrix-free.
-template <class Policy, class Problem, class V, class T>
-auto standard_cg_iteration(const Problem& problem, const V& x, const V& r, const V& p, const V& Ap,
-                           const kfuse::detail::CgScalars<T>& s) {
-  if constexpr (kfuse::detail::is_matrix_operator<decltype(problem.op())>::value)
-    return cg_iteration<Policy>(problem.op(), x, r, p, Ap, s);
-  else
-    return kfuse::detail::cg_matfree_iteration<Policy>(problem.op(), x, r, p, s);
+/// The vector that stores CG's A p: one for a matrix, none for a
+/// matrix-free operator (applied twice).
+template <class Problem>
+using StoredAp = std::array<
+    typename Problem::V,
+    kfuse::detail::is_matrix_operator<decltype(std::declval<Problem&>().op())>::value ? 1 : 0>;
+
+/// The CG iteration kfuse::cg or cg_matfree runs for `problem`'s operator.
+template <class Policy, class Problem, class V>
+auto standard_cg_iteration(const Problem& problem, const V& x, const V& r, const V& p,
+                           const CgScalars& s, const StoredAp<Problem>& Ap) {
+  return std::apply(
+      [&](const auto&... stored) {
+        return cg_iteration<Policy>(problem.op(), x, r, p, s, stored...);
+      },
+      Ap);
 }
 
 /// CG stepped one iteration at a time: the program of standard_cg_iteration<Policy>.
@@ -108,8 +117,8 @@ class CgSteps final : public Variant {
         x_(problem_.vector("x")),
         r_(problem_.vector("r")),
         p_(problem_.vector("p")),
-        Ap_(problem_.vector("Ap")),
-        iteration_(standard_cg_iteration<Policy>(problem_, x_, r_, p_, Ap_, s_)) {
+        Ap_(stored_Ap(problem_)),
+        iteration_(standard_cg_iteration<Policy>(problem_, x_, r_, p_, s_, Ap_)) {
     if constexpr (std::is_same_v<Policy, Fused>)
       static_assert(Program::kernel_count <= 3 && Program::allreduce_count <= 2,
                     "CG iteration: at most 3 kernels and 2 allreduces");
@@ -132,11 +141,18 @@ class CgSteps final : public Variant {
   }
 
  private:
+  static StoredAp<Problem> stored_Ap(const Problem& problem) {
+    if constexpr (std::tuple_size_v<StoredAp<Problem>> == 1)
+      return {problem.vector("Ap")};
+    else
+      return {};
+  }
   using Program = decltype(standard_cg_iteration<Policy>(
       std::declval<const Problem&>(), std::declval<V&>(), std::declval<V&>(), std::declval<V&>(),
-      std::declval<V&>(), std::declval<CgScalars&>()));
+      std::declval<CgScalars&>(), std::declval<StoredAp<Problem>&>()));
   Problem problem_;
-  V x_, r_, p_, Ap_;  // Ap_ unused by a matrix-free iteration
+  V x_, r_, p_;
+  StoredAp<Problem> Ap_;
   CgScalars s_;
   Program iteration_;
   double b_norm_ = 0;

@@ -12,7 +12,7 @@
 // in kernel 2: 8 bytes a row less per iteration than PETSc's order.
 // cg_matfree without a preconditioner does not store A p: kernel 1 reduces
 // p.(A p), kernel 2 applies the operator again (r -= alpha A p), one vector
-// pass less, as an expert writes a stencil CG (cg_matfree_iteration).
+// pass less, as an expert writes a stencil CG (cg_iteration without Ap).
 // With the Jacobi preconditioner, z = D^-1 r is never stored: kernel 2 also
 // reduces r.z and kernel 3 computes p = D^-1 r + beta p. Any other
 // preconditioner M runs between two programs, as PETSc's KSPCG runs it:
@@ -99,46 +99,37 @@ void cg_start(const Apply& apply, const V& x, const V& b, V& r, const CgScalars<
   rq_max = T(0);
 }
 
-/// One CG iteration as a program (x, r, p, Ap and the scalars bound; Ap a
-/// work vector, not a temporary, so that a SolverWorkspace keeps it). Also
-/// what the benchmarks run under every policy.
-template <class Policy = Fused, class Apply, class V, class T>
-auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const V& Ap,
-                  const CgScalars<T>& c) {
-  return fuse<Policy>(x, r, p, Ap, c.rr, c.pAp, c.pp, c.rq_max, c.alpha, c.rr_new, c.beta,
-                      [apply](auto x, auto r, auto p, auto Ap, auto rr, auto pAp, auto pp,
-                              auto rq_max, auto alpha, auto rr_new, auto beta) {
-                        return seq(
-                            assign(Ap, apply(p)),                                        // kernel 1
-                            reduce(pAp, dot(p, Ap)),                                     //
-                            assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),  // host
-                            assign(alpha, step_length(rr, pAp, pp, rq_max)),             //
-                            assign(r, r - alpha * Ap),                                   // kernel 2
-                            reduce(rr_new, dot(r, r)),                                   //
-                            assign(beta, rr_new / rr),                                   // host
-                            assign(pp, next_direction_norm2(rr_new, beta, pp)),          //
-                            assign(rr, rr_new),                                          //
-                            assign(x, x + alpha * p),  // kernel 3 (the old p)
-                            assign(p, r + beta * p));  //
-                      });
+/// A product as a program reads it: the vector that stores it when there is
+/// one, else the product's expression itself (the operator applied again).
+template <class E, class... Stored>
+auto stored_or(const E& product, const Stored&... stored) {
+  if constexpr (sizeof...(Stored) == 0)
+    return product;
+  else
+    return (stored, ...);
 }
 
-/// One CG iteration with a matrix-free operator (x, r, p and the scalars
-/// bound): cg_iteration's kernels, A p applied again in kernel 2 rather than
-/// stored in kernel 1 and read back: 72 bytes a row instead of 80 and one
-/// vector less, for a second application of an operator that costs less to
-/// apply than to store (a stencil). Also what the benchmarks run.
-template <class Policy = Fused, class Apply, class V, class T>
-auto cg_matfree_iteration(const Apply& apply, const V& x, const V& r, const V& p,
-                          const CgScalars<T>& c) {
-  return fuse<Policy>(x, r, p, c.rr, c.pAp, c.pp, c.rq_max, c.alpha, c.rr_new, c.beta,
+/// One CG iteration as a program (x, r, p, the scalars and a stored A p
+/// bound). Given Ap (a work vector, not a temporary, so that a
+/// SolverWorkspace keeps it), kernel 1 stores A p and kernel 2 reads it
+/// back; without it kernel 2 applies the operator again: 72 bytes a row
+/// instead of 80 and one vector less, for an operator that costs less to
+/// apply than to store (a stencil: cg_matfree). Also what the benchmarks
+/// run under every policy.
+template <class Policy = Fused, class Apply, class V, class T, class... StoredAp>
+auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const CgScalars<T>& c,
+                  const StoredAp&... Ap) {
+  static_assert(sizeof...(StoredAp) <= 1, "cg_iteration: at most one vector Ap stores A p");
+  return fuse<Policy>(x, r, p, c.rr, c.pAp, c.pp, c.rq_max, c.alpha, c.rr_new, c.beta, Ap...,
                       [apply](auto x, auto r, auto p, auto rr, auto pAp, auto pp, auto rq_max,
-                              auto alpha, auto rr_new, auto beta) {
+                              auto alpha, auto rr_new, auto beta, auto... Ap) {
+                        const auto product = stored_or(apply(p), Ap...);
                         return seq(
-                            reduce(pAp, dot(p, apply(p))),                               // kernel 1
+                            assign(Ap, apply(p))...,                                     // kernel 1
+                            reduce(pAp, dot(p, product)),                                //
                             assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),  // host
                             assign(alpha, step_length(rr, pAp, pp, rq_max)),             //
-                            assign(r, r - alpha * apply(p)),                             // kernel 2
+                            assign(r, r - alpha * product),                              // kernel 2
                             reduce(rr_new, dot(r, r)),                                   //
                             assign(beta, rr_new / rr),                                   // host
                             assign(pp, next_direction_norm2(rr_new, beta, pp)),          //
@@ -313,19 +304,17 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
       return iterate(iteration, nothing);
     }
     p = r;
-    if constexpr (applies_twice) {
-      auto iteration = cg_matfree_iteration(apply, x, r, p, c);
-      static_assert(
-          decltype(iteration)::kernel_count == 3 && decltype(iteration)::allreduce_count == 2,
-          "kfuse::cg_matfree: an iteration must fuse into 3 kernels and 2 allreduces");
-      return iterate(iteration, nothing);
-    } else {
-      auto iteration = cg_iteration(apply, x, r, p, held[2], c);
-      static_assert(
-          decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
-          "kfuse::cg: an iteration must fuse into at most 3 kernels and 2 allreduces");
-      return iterate(iteration, nothing);
-    }
+    auto iteration = [&] {
+      if constexpr (applies_twice)
+        return cg_iteration(apply, x, r, p, c);
+      else
+        return cg_iteration(apply, x, r, p, c, held[2]);
+    }();
+    static_assert(
+        decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
+        "kfuse::cg, kfuse::cg_matfree: an iteration must fuse into at most 3 kernels and 2 "
+        "allreduces");
+    return iterate(iteration, nothing);
   } else if constexpr (std::is_same_v<M, DiagonalScaling<V>>) {
     const V& dinv = m.inverse;
     const V& Ap = held[2];
