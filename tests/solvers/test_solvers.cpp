@@ -18,8 +18,8 @@
 
 namespace {
 
-using kfuse_test::PetscSettings;
 using kfuse_test::petsc_solve;
+using kfuse_test::PetscSettings;
 using kfuse_test::rhs_of_ones;
 using kfuse_test::true_residual;
 #ifdef KFUSE_MATRICES_DIR
@@ -33,7 +33,7 @@ struct Case {
 };
 
 /// CG's forms: kfuse::cg, with SolverOptions::cg_single_reduction, and
-/// kfuse::cg_matfree with the operator `A * v` (A p applied twice, not stored).
+/// kfuse::cg_matfree with the operator `A * v` (it reads a matrix: A p stored).
 enum class CgForm { standard, single_reduction, matrix_free };
 
 void compare_with_petsc(const Case& c, bool bicg,
@@ -115,7 +115,7 @@ TEST_CASE("cg_single_reduction (-ksp_cg_single_reduction) and cg_matfree (A * v)
 #endif
 }
 
-TEST_CASE("single-reduction (2 kernels) and matrix-free (3, two work vectors) CG: cg's iterates") {
+TEST_CASE("single-reduction (2 kernels) and matrix-free (3) CG: cg's iterates") {
   kfuse::Comm comm;
   const auto A = kfuse::poisson2d<double>(comm, 20, 20);
   const auto b = rhs_of_ones(A);
@@ -145,7 +145,7 @@ TEST_CASE("single-reduction (2 kernels) and matrix-free (3, two work vectors) CG
                           : kfuse::cg_matfree([A](const auto& v) { return A * v; }, x, b, counted);
     CHECK(r.iterations == 10);
     CHECK(at_last - at_first == (single ? 2 : 3) * 9);
-    CHECK(workspace.size() == (single ? 4u : 2u));  // r, p, s, w; r, p (no A p)
+    CHECK(workspace.size() == (single ? 4u : 3u));  // r, p, s, w; r, p, A p (A read once)
     REQUIRE(norms.size() == standard.size());
     for (std::size_t k = 0; k < norms.size(); ++k)
       CHECK(norms[k] == doctest::Approx(standard[k]).epsilon(1e-8));
@@ -195,6 +195,12 @@ TEST_CASE("a CG iteration is 3 kernels and 2 allreduces; BiCGSTAB 5 and 3 (count
   CHECK(at_last - at_first == 5 * 9);
 }
 
+/// The 5-point Laplacian on a 2-D Array (poisson2d's matrix as a stencil).
+const auto laplacian5 = [](const auto& v) {
+  return 4.0 * v - kfuse::shift<-1, 0>(v) - kfuse::shift<1, 0>(v) - kfuse::shift<0, -1>(v) -
+         kfuse::shift<0, 1>(v);
+};
+
 TEST_CASE("cg_matfree on a 5-point stencil equals cg on poisson2d") {
   kfuse::Comm comm;
   constexpr std::int64_t nx = 18, ny = 14;
@@ -203,10 +209,7 @@ TEST_CASE("cg_matfree on a 5-point stencil equals cg on poisson2d") {
   f.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
     return (i < 0 || j < 0 || i >= nx || j >= ny) ? 0.0 : 1.0 + 0.1 * double((i * 7 + j) % 5);
   });
-  auto laplacian = [](const auto& v) {
-    return 4.0 * v - kfuse::shift<-1, 0>(v) - kfuse::shift<1, 0>(v) - kfuse::shift<0, -1>(v) -
-           kfuse::shift<0, 1>(v);
-  };
+  const auto& laplacian = laplacian5;
   const auto stencil = kfuse::cg_matfree(laplacian, u, f, kfuse::SolverOptions{1e-10, 1000});
   kfuse::Array<double, 2> v(grid, "v");
   kfuse::SolverOptions single{1e-10, 1000};
@@ -224,6 +227,61 @@ TEST_CASE("cg_matfree on a 5-point stencil equals cg on poisson2d") {
   CHECK(stencil_single.converged);
   CHECK(std::abs(stencil_single.iterations - stencil.iterations) <= 1);
   kfuse_test::check_close(v.gather(), u.gather(), 1e-8);
+}
+
+TEST_CASE(
+    "cg_matfree applies a stencil twice (two work vectors) and stores A p of one with "
+    "coefficients") {
+  static_assert(
+      kfuse::detail::reads_only_its_argument_v<decltype(laplacian5), kfuse::Array<double, 2>>);
+  kfuse::Comm comm;
+  kfuse::Grid<2> grid(comm, {18, 14});
+  kfuse::Array<double, 2> f(grid, "f"), ones(grid, "ones"), scaled(grid, "scaled");
+  f.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
+    return 1.0 + 0.1 * double((i * 7 + j) % 5);
+  });
+  ones.fill(1.0);
+  // The same operator with a coefficient array (all ones) and with a Scalar
+  // coefficient (one value: still only its argument's array).
+  auto with_array = [ones](const auto& v) { return ones * laplacian5(v); };
+  const kfuse::Scalar<double> one("one", 1.0);
+  auto with_scalar = [one](const auto& v) { return one * laplacian5(v); };
+  static_assert(
+      !kfuse::detail::reads_only_its_argument_v<decltype(with_array), kfuse::Array<double, 2>>);
+  static_assert(
+      kfuse::detail::reads_only_its_argument_v<decltype(with_scalar), kfuse::Array<double, 2>>);
+
+  std::vector<double> norms;
+  auto solve = [&](const auto& apply, kfuse::Array<double, 2>& x, std::size_t vectors) {
+    kfuse::KernelCounter counter;
+    kfuse::SolverWorkspace workspace;
+    kfuse::SolverOptions options{1e-30, 10};  // exactly 10 iterations
+    options.workspace = &workspace;
+    norms.clear();
+    std::int64_t at_first = 0, at_last = 0;
+    options.monitor = [&](int it, double rnorm) {
+      norms.push_back(rnorm);
+      if (it == 1) at_first = counter.compute_kernels();
+      if (it == 10) at_last = counter.compute_kernels();
+    };
+    const auto result = kfuse::cg_matfree(apply, x, f, options);
+    CHECK(result.iterations == 10);
+    CHECK(at_last - at_first == 3 * 9);
+    CHECK(workspace.size() == vectors);
+    return norms;
+  };
+  kfuse::Array<double, 2> u(grid, "u"), v(grid, "v"), w(grid, "w");
+  const auto twice = solve(laplacian5, u, 2);   // r, p
+  const auto stored = solve(with_array, v, 3);  // r, p, A p
+  const auto scalar = solve(with_scalar, w, 2);
+  REQUIRE(twice.size() == stored.size());
+  REQUIRE(twice.size() == scalar.size());
+  for (std::size_t k = 0; k < twice.size(); ++k) {
+    CHECK(stored[k] == doctest::Approx(twice[k]).epsilon(1e-12));
+    CHECK(scalar[k] == doctest::Approx(twice[k]).epsilon(1e-12));
+  }
+  kfuse_test::check_close(v.gather(), u.gather(), 1e-12);
+  kfuse_test::check_close(w.gather(), u.gather(), 1e-12);
 }
 
 TEST_CASE("solver input errors: kfuse::Error on every rank, x untouched") {

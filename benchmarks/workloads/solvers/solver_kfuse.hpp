@@ -88,12 +88,15 @@ std::unique_ptr<Variant> make_shipped(Problem problem, const Setup& setup, Solve
                                                            figure);
 }
 
-/// The vector that stores CG's A p: one for a matrix, none for a
-/// matrix-free operator (applied twice).
+/// The vector that stores CG's A p: one for a matrix, none for the stencil
+/// (applied twice), as kfuse::cg and cg_matfree choose.
 template <class Problem>
-using StoredAp = std::array<
-    typename Problem::V,
-    kfuse::detail::is_matrix_operator<decltype(std::declval<Problem&>().op())>::value ? 1 : 0>;
+using StoredAp =
+    std::array<typename Problem::V,
+               kfuse::detail::reads_only_its_argument_v<decltype(std::declval<Problem&>().op()),
+                                                        typename Problem::V>
+                   ? 0
+                   : 1>;
 
 /// The CG iteration kfuse::cg or cg_matfree runs for `problem`'s operator.
 template <class Policy, class Problem, class V>

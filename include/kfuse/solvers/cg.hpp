@@ -10,9 +10,11 @@
 // is r + beta p with r orthogonal to the old p.
 // x is updated in kernel 3, which reads p anyway (before overwriting it), not
 // in kernel 2: 8 bytes a row less per iteration than PETSc's order.
-// cg_matfree without a preconditioner does not store A p: kernel 1 reduces
-// p.(A p), kernel 2 applies the operator again (r -= alpha A p), one vector
-// pass less, as an expert writes a stencil CG (cg_iteration without Ap).
+// Without a preconditioner, an operator that reads no array but its argument
+// (a constant-coefficient stencil, reads_only_its_argument_v) is not stored:
+// kernel 1 reduces p.(A p), kernel 2 applies the operator again (r -= alpha
+// A p), one vector pass less, as an expert writes a stencil CG (cg_iteration
+// without Ap). One that reads coefficients or a matrix would read them twice.
 // With the Jacobi preconditioner, z = D^-1 r is never stored: kernel 2 also
 // reduces r.z and kernel 3 computes p = D^-1 r + beta p. Any other
 // preconditioner M runs between two programs, as PETSc's KSPCG runs it:
@@ -246,10 +248,10 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
   const auto& space = space_of(x);
   WorkVectors work(options.workspace);
   // One agreement for the work vectors (handles): then A p, or the
-  // single-reduction form's s = A p and w = A r; a matrix-free operator
-  // without M applies A p again instead of storing it.
+  // single-reduction form's s = A p and w = A r; without M, an operator that
+  // reads nothing but its argument is applied again instead of storing A p.
   constexpr bool applies_twice =
-      !is_matrix_operator<Apply>::value && is_no_preconditioner<M>::value;
+      is_no_preconditioner<M>::value && reads_only_its_argument_v<Apply, V>;
   const auto held = options.cg_single_reduction
                         ? work.vectors<V>(space, {"cg.r", "cg.p", "cg.s", "cg.w"})
                     : applies_twice ? work.vectors<V>(space, {"cg.r", "cg.p"})
@@ -262,8 +264,7 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
   cg_start(apply, x, b, r, c);
   Convergence convergence(api, space.base_comm(), options, double(eval(norm2(b))));
   SolveResult result;
-  if (convergence.done(0, std::sqrt(double(rr.value())), result))
-    return convergence.finish(result);
+  if (convergence.done(0, std::sqrt(double(rr.value())), result)) return convergence.finish(result);
 
   // One iteration is `iteration()`, then (with an operator M) `precondition()`;
   // with M, r.z is checked against the previous one.
@@ -320,31 +321,33 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
     const V& Ap = held[2];
     p = dinv * r;
     rz = eval(dot(r, dinv * r));
-    auto iteration = fuse(
-        x, r, p, Ap, dinv, rr, rz, pAp, pp, rq_max, alpha, rz_new, beta,
-        [apply](auto x, auto r, auto p, auto Ap, auto dinv, auto rr, auto rz, auto pAp, auto pp,
-                auto rq_max, auto alpha, auto rz_new, auto beta) {
-          return seq(assign(Ap, apply(p)),                                       // kernel 1
-                     reduce(pAp, dot(p, Ap)),                                    //
-                     reduce(pp, dot(p, p)),                                      //
-                     assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),  // host
-                     assign(alpha, step_length(rz, pAp, pp, rq_max)),            //
-                     assign(r, r - alpha * Ap),                                  // kernel 2
-                     reduce(rz_new, dot(r, dinv * r)),                           //
-                     reduce(rr, dot(r, r)),                                      //
-                     assign(beta, rz_new / rz),                                  // host
-                     assign(rz, rz_new),                                         //
-                     assign(x, x + alpha * p),                                   // kernel 3
-                     assign(p, dinv * r + beta * p));                            //
-        });
-    static_assert(decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
-                  "kfuse::cg: a Jacobi-preconditioned iteration must fuse into at most 3 kernels "
-                  "and 2 allreduces");
+    auto iteration =
+        fuse(x, r, p, Ap, dinv, rr, rz, pAp, pp, rq_max, alpha, rz_new, beta,
+             [apply](auto x, auto r, auto p, auto Ap, auto dinv, auto rr, auto rz, auto pAp,
+                     auto pp, auto rq_max, auto alpha, auto rz_new, auto beta) {
+               return seq(assign(Ap, apply(p)),                                        // kernel 1
+                          reduce(pAp, dot(p, Ap)),                                     //
+                          reduce(pp, dot(p, p)),                                       //
+                          assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),  // host
+                          assign(alpha, step_length(rz, pAp, pp, rq_max)),             //
+                          assign(r, r - alpha * Ap),                                   // kernel 2
+                          reduce(rz_new, dot(r, dinv * r)),                            //
+                          reduce(rr, dot(r, r)),                                       //
+                          assign(beta, rz_new / rz),                                   // host
+                          assign(rz, rz_new),                                          //
+                          assign(x, x + alpha * p),                                    // kernel 3
+                          assign(p, dinv * r + beta * p));                             //
+             });
+    static_assert(
+        decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
+        "kfuse::cg: a Jacobi-preconditioned iteration must fuse into at most 3 kernels "
+        "and 2 allreduces");
     if (const char* reason = first_rz()) {
       Convergence::stop(result, false, reason);
       return convergence.finish(result);
     }
-    return iterate(iteration, [&](T before) { return preconditioner_breakdown(rz.value(), before); });
+    return iterate(iteration,
+                   [&](T before) { return preconditioner_breakdown(rz.value(), before); });
   } else {
     V z = work.vectors<V>(space, {"cg.z"})[0];
     apply_preconditioner(api, m, r, z);

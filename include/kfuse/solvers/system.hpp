@@ -13,6 +13,8 @@
 #include "kfuse/array/vector.hpp"
 #include "kfuse/core/error.hpp"
 #include "kfuse/expr/sparse_product.hpp"
+#include "kfuse/expr/walk.hpp"
+#include "kfuse/program/arguments.hpp"
 #include "kfuse/sparse/csr_matrix.hpp"
 
 namespace kfuse::detail {
@@ -49,12 +51,48 @@ struct MatrixOperator {
   }
 };
 
-/// Whether a solver's operator is a matrix (whose products read it: CG stores
-/// A p) rather than matrix-free (CG applies it again instead).
-template <class Apply>
-struct is_matrix_operator : std::false_type {};
-template <class T>
-struct is_matrix_operator<MatrixOperator<T>> : std::true_type {};
+/// Whether leaf L of an operator's expression reads an array other than the
+/// operator's argument P: an Array or Vector (a captured handle or another
+/// program argument), shifted or not, or a matrix (a product). Scalars,
+/// numbers and indices read no array.
+template <class P, class L>
+constexpr bool reads_another_array() {
+  if constexpr (is_shifted<L>::value)
+    return !std::is_same_v<typename L::leaf_type, P>;
+  else if constexpr (is_array_param<L>::value)
+    return !std::is_same_v<L, P>;
+  else if constexpr (is_leaf_handle<L>::value)
+    return expr_traits<L>::domain != domain::scalar;
+  else
+    return is_sparse_product<L>::value;
+}
+
+template <class P, class E>
+constexpr bool reads_only();
+
+template <class P, class... C>
+constexpr bool children_read_only(ChildRefs<C...>*) {
+  return (reads_only<P, std::decay_t<C>>() && ...);
+}
+
+/// Whether expression E reads no array but P.
+template <class P, class E>
+constexpr bool reads_only() {
+  if constexpr (is_leaf_node_v<E>)
+    return !reads_another_array<P, E>();
+  else
+    return children_read_only<P>(static_cast<children_t<E>*>(nullptr));
+}
+
+/// Whether an operator reads nothing but its argument (a constant-coefficient
+/// stencil): applying it again then costs less than storing its product and
+/// reading it back, so CG applies it twice (cg_iteration without Ap). An
+/// operator that reads coefficients or a matrix would read them twice: CG
+/// stores its product.
+template <class Apply, class V>
+inline constexpr bool reads_only_its_argument_v = reads_only<
+    typename param_for<0, V>::type, decltype(std::declval<const Apply&>()(
+                                        std::declval<const typename param_for<0, V>::type&>()))>();
 
 /// Checks that A is square and x, b lie on its columns and rows.
 template <class T>
