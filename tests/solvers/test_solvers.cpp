@@ -76,6 +76,35 @@ void compare_with_petsc(const Case& c, bool bicg,
   kfuse_test::check_close(x.gather(), petsc.x, 1e-5);
 }
 
+/// A CG solve of exactly 10 iterations, counted: its residual norms, the
+/// compute kernels of iterations 2 to 10 and the work vectors it kept.
+struct CountedSolve {
+  std::vector<double> norms;
+  std::int64_t kernels = 0;
+  std::size_t work_vectors = 0;
+};
+
+/// Runs solve(options) with `options` set to exactly 10 iterations, counted.
+template <class Solve>
+CountedSolve counted_solve(kfuse::SolverOptions options, const Solve& solve) {
+  CountedSolve counted;
+  kfuse::KernelCounter counter;
+  kfuse::SolverWorkspace workspace;
+  options.rtol = 1e-30;
+  options.max_it = 10;
+  options.workspace = &workspace;
+  std::int64_t at_first = 0, at_last = 0;
+  options.monitor = [&](int it, double rnorm) {
+    counted.norms.push_back(rnorm);
+    if (it == 1) at_first = counter.compute_kernels();
+    if (it == 10) at_last = counter.compute_kernels();
+  };
+  CHECK(solve(options).iterations == 10);
+  counted.kernels = at_last - at_first;
+  counted.work_vectors = workspace.size();
+  return counted;
+}
+
 }  // namespace
 
 TEST_CASE("PETSc comes up on kfuse's MPI") {
@@ -120,32 +149,22 @@ TEST_CASE("single-reduction (2 kernels) and matrix-free (3) CG: cg's iterates") 
   const auto A = kfuse::poisson2d<double>(comm, 20, 20);
   const auto b = rhs_of_ones(A);
   kfuse::Vector<double> y(A.domain(), "y");
-  kfuse::SolverOptions options{1e-30, 10};  // exactly 10 iterations
-  std::vector<double> norms;
-  options.monitor = [&](int, double rnorm) { norms.push_back(rnorm); };
-  kfuse::cg(A, y, b, options);  // the standard form's residual norms (A p stored)
-  const std::vector<double> standard = norms;
+  // The standard form's residual norms (A p stored).
+  const auto standard =
+      counted_solve({}, [&](const kfuse::SolverOptions& o) { return kfuse::cg(A, y, b, o); }).norms;
   for (const CgForm form : {CgForm::single_reduction, CgForm::matrix_free}) {
     const bool single = form == CgForm::single_reduction;
     INFO("form: " << (single ? "single reduction" : "matrix-free"));
     kfuse::Vector<double> x(A.domain(), "x");
-    kfuse::KernelCounter counter;
-    kfuse::SolverWorkspace workspace;
-    kfuse::SolverOptions counted{1e-30, 10};
-    counted.cg_single_reduction = single;
-    counted.workspace = &workspace;
-    norms.clear();
-    std::int64_t at_first = 0, at_last = 0;
-    counted.monitor = [&](int it, double rnorm) {
-      norms.push_back(rnorm);
-      if (it == 1) at_first = counter.compute_kernels();
-      if (it == 10) at_last = counter.compute_kernels();
-    };
-    const auto r = single ? kfuse::cg(A, x, b, counted)
-                          : kfuse::cg_matfree([A](const auto& v) { return A * v; }, x, b, counted);
-    CHECK(r.iterations == 10);
-    CHECK(at_last - at_first == (single ? 2 : 3) * 9);
-    CHECK(workspace.size() == (single ? 4u : 3u));  // r, p, s, w; r, p, A p (A read once)
+    kfuse::SolverOptions options;
+    options.cg_single_reduction = single;
+    const auto counted = counted_solve(options, [&](const kfuse::SolverOptions& o) {
+      return single ? kfuse::cg(A, x, b, o)
+                    : kfuse::cg_matfree([A](const auto& v) { return A * v; }, x, b, o);
+    });
+    CHECK(counted.kernels == (single ? 2 : 3) * 9);
+    CHECK(counted.work_vectors == (single ? 4u : 3u));  // r, p, s, w; r, p, A p (A read once)
+    const auto& norms = counted.norms;
     REQUIRE(norms.size() == standard.size());
     for (std::size_t k = 0; k < norms.size(); ++k)
       CHECK(norms[k] == doctest::Approx(standard[k]).epsilon(1e-8));
@@ -236,7 +255,7 @@ TEST_CASE(
       kfuse::detail::reads_only_its_argument_v<decltype(laplacian5), kfuse::Array<double, 2>>);
   kfuse::Comm comm;
   kfuse::Grid<2> grid(comm, {18, 14});
-  kfuse::Array<double, 2> f(grid, "f"), ones(grid, "ones"), scaled(grid, "scaled");
+  kfuse::Array<double, 2> f(grid, "f"), ones(grid, "ones");
   f.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
     return 1.0 + 0.1 * double((i * 7 + j) % 5);
   });
@@ -251,24 +270,13 @@ TEST_CASE(
   static_assert(
       kfuse::detail::reads_only_its_argument_v<decltype(with_scalar), kfuse::Array<double, 2>>);
 
-  std::vector<double> norms;
-  auto solve = [&](const auto& apply, kfuse::Array<double, 2>& x, std::size_t vectors) {
-    kfuse::KernelCounter counter;
-    kfuse::SolverWorkspace workspace;
-    kfuse::SolverOptions options{1e-30, 10};  // exactly 10 iterations
-    options.workspace = &workspace;
-    norms.clear();
-    std::int64_t at_first = 0, at_last = 0;
-    options.monitor = [&](int it, double rnorm) {
-      norms.push_back(rnorm);
-      if (it == 1) at_first = counter.compute_kernels();
-      if (it == 10) at_last = counter.compute_kernels();
-    };
-    const auto result = kfuse::cg_matfree(apply, x, f, options);
-    CHECK(result.iterations == 10);
-    CHECK(at_last - at_first == 3 * 9);
-    CHECK(workspace.size() == vectors);
-    return norms;
+  auto solve = [&](const auto& apply, kfuse::Array<double, 2>& x, std::size_t work_vectors) {
+    const auto counted = counted_solve({}, [&](const kfuse::SolverOptions& options) {
+      return kfuse::cg_matfree(apply, x, f, options);
+    });
+    CHECK(counted.kernels == 3 * 9);
+    CHECK(counted.work_vectors == work_vectors);
+    return counted.norms;
   };
   kfuse::Array<double, 2> u(grid, "u"), v(grid, "v"), w(grid, "w");
   const auto twice = solve(laplacian5, u, 2);   // r, p
