@@ -108,7 +108,11 @@ TEST_CASE("cg_matfree with Jacobi: the fused scaling is cg's with the same diago
   kfuse::SolverOptions options{1e-10, 1000};
   options.preconditioner = kfuse::Preconditioner::jacobi;
   options.monitor = [&](int, double r) { grid_history.push_back(r); };
+  kfuse::SolverWorkspace workspace;
+  options.workspace = &workspace;
   const auto stencil = kfuse::cg_matfree(laplacian, u, f, options, &dinv);
+  CHECK(workspace.size() == 2u);  // r, p: the stencil's A p is applied twice, not stored
+  options.workspace = nullptr;
   options.preconditioner = kfuse::Preconditioner::none;
   options.monitor = [&](int, double r) { matrix_history.push_back(r); };
   const auto matrix = kfuse::cg(A, x, b, options, [&](const Vector& r, Vector& z) { z = dv * r; });

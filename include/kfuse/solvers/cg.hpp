@@ -10,11 +10,12 @@
 // is r + beta p with r orthogonal to the old p.
 // x is updated in kernel 3, which reads p anyway (before overwriting it), not
 // in kernel 2: 8 bytes a row less per iteration than PETSc's order.
-// Without a preconditioner, an operator that reads no array but its argument
-// (a constant-coefficient stencil, reads_only_its_argument_v) is not stored:
-// kernel 1 reduces p.(A p), kernel 2 applies the operator again (r -= alpha
-// A p), one vector pass less, as an expert writes a stencil CG (cg_iteration
-// without Ap). One that reads coefficients or a matrix would read them twice.
+// Without a preconditioner or with Jacobi, the product of an operator that
+// reads no array but its argument (a constant-coefficient stencil,
+// reads_only_its_argument_v) is not stored: kernel 1 reduces p.(A p), kernel
+// 2 applies the operator again (r -= alpha A p), one vector pass less, as an
+// expert writes a stencil CG (cg_iteration without Ap). One that reads
+// coefficients or a matrix would read them twice.
 // With the Jacobi preconditioner, z = D^-1 r is never stored: kernel 2 also
 // reduces r.z and kernel 3 computes p = D^-1 r + beta p. Any other
 // preconditioner M runs between two programs, as PETSc's KSPCG runs it:
@@ -141,6 +142,35 @@ auto cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const 
                       });
 }
 
+/// One Jacobi-preconditioned CG iteration as a program (x, r, p, D^-1, the
+/// scalars and a stored A p bound): z = D^-1 r is never stored; kernel 2
+/// reduces r.z and kernel 3 computes p = D^-1 r + beta p. Without Ap the
+/// operator is applied again, as in cg_iteration.
+template <class Policy = Fused, class Apply, class V, class T, class... StoredAp>
+auto jacobi_cg_iteration(const Apply& apply, const V& x, const V& r, const V& p, const V& dinv,
+                         const Scalar<T>& rz, const Scalar<T>& rz_new, const CgScalars<T>& c,
+                         const StoredAp&... Ap) {
+  static_assert(sizeof...(StoredAp) <= 1, "jacobi_cg_iteration: at most one vector Ap stores A p");
+  return fuse<Policy>(
+      x, r, p, dinv, c.rr, rz, c.pAp, c.pp, c.rq_max, c.alpha, rz_new, c.beta, Ap...,
+      [apply](auto x, auto r, auto p, auto dinv, auto rr, auto rz, auto pAp, auto pp, auto rq_max,
+              auto alpha, auto rz_new, auto beta, auto... Ap) {
+        const auto product = stored_or(apply(p), Ap...);
+        return seq(assign(Ap, apply(p))...,                                     // kernel 1
+                   reduce(pAp, dot(p, product)),                                //
+                   reduce(pp, dot(p, p)),                                       //
+                   assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),  // host
+                   assign(alpha, step_length(rz, pAp, pp, rq_max)),             //
+                   assign(r, r - alpha * product),                              // kernel 2
+                   reduce(rz_new, dot(r, dinv * r)),                            //
+                   reduce(rr, dot(r, r)),                                       //
+                   assign(beta, rz_new / rz),                                   // host
+                   assign(rz, rz_new),                                          //
+                   assign(x, x + alpha * p),                                    // kernel 3
+                   assign(p, dinv * r + beta * p));                             //
+      });
+}
+
 /// One single-reduction CG iteration as a program (x, r, p, s = A p, w = A r,
 /// r.w and the scalars bound): p.p = r.r + beta^2 p.p and p.Ap = r.w -
 /// beta^2 p.Ap, because r is orthogonal to the previous p (CG's own
@@ -248,10 +278,12 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
   const auto& space = space_of(x);
   WorkVectors work(options.workspace);
   // One agreement for the work vectors (handles): then A p, or the
-  // single-reduction form's s = A p and w = A r; without M, an operator that
-  // reads nothing but its argument is applied again instead of storing A p.
+  // single-reduction form's s = A p and w = A r; without M or with Jacobi, an
+  // operator that reads nothing but its argument is applied again instead of
+  // storing A p (M between two programs reads A p there).
+  constexpr bool jacobi = std::is_same_v<M, DiagonalScaling<V>>;
   constexpr bool applies_twice =
-      is_no_preconditioner<M>::value && reads_only_its_argument_v<Apply, V>;
+      (is_no_preconditioner<M>::value || jacobi) && reads_only_its_argument_v<Apply, V>;
   const auto held = options.cg_single_reduction
                         ? work.vectors<V>(space, {"cg.r", "cg.p", "cg.s", "cg.w"})
                     : applies_twice ? work.vectors<V>(space, {"cg.r", "cg.p"})
@@ -316,28 +348,16 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
         "kfuse::cg, kfuse::cg_matfree: an iteration must fuse into at most 3 kernels and 2 "
         "allreduces");
     return iterate(iteration, nothing);
-  } else if constexpr (std::is_same_v<M, DiagonalScaling<V>>) {
+  } else if constexpr (jacobi) {
     const V& dinv = m.inverse;
-    const V& Ap = held[2];
     p = dinv * r;
     rz = eval(dot(r, dinv * r));
-    auto iteration =
-        fuse(x, r, p, Ap, dinv, rr, rz, pAp, pp, rq_max, alpha, rz_new, beta,
-             [apply](auto x, auto r, auto p, auto Ap, auto dinv, auto rr, auto rz, auto pAp,
-                     auto pp, auto rq_max, auto alpha, auto rz_new, auto beta) {
-               return seq(assign(Ap, apply(p)),                                        // kernel 1
-                          reduce(pAp, dot(p, Ap)),                                     //
-                          reduce(pp, dot(p, p)),                                       //
-                          assign(rq_max, largest_rayleigh_quotient(rq_max, pAp, pp)),  // host
-                          assign(alpha, step_length(rz, pAp, pp, rq_max)),             //
-                          assign(r, r - alpha * Ap),                                   // kernel 2
-                          reduce(rz_new, dot(r, dinv * r)),                            //
-                          reduce(rr, dot(r, r)),                                       //
-                          assign(beta, rz_new / rz),                                   // host
-                          assign(rz, rz_new),                                          //
-                          assign(x, x + alpha * p),                                    // kernel 3
-                          assign(p, dinv * r + beta * p));                             //
-             });
+    auto iteration = [&] {
+      if constexpr (applies_twice)
+        return jacobi_cg_iteration(apply, x, r, p, dinv, rz, rz_new, c);
+      else
+        return jacobi_cg_iteration(apply, x, r, p, dinv, rz, rz_new, c, held[2]);
+    }();
     static_assert(
         decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
         "kfuse::cg: a Jacobi-preconditioned iteration must fuse into at most 3 kernels "
