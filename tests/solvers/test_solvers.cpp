@@ -228,12 +228,11 @@ TEST_CASE("cg_matfree on a 5-point stencil equals cg on poisson2d") {
   f.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
     return (i < 0 || j < 0 || i >= nx || j >= ny) ? 0.0 : 1.0 + 0.1 * double((i * 7 + j) % 5);
   });
-  const auto& laplacian = laplacian5;
-  const auto stencil = kfuse::cg_matfree(laplacian, u, f, kfuse::SolverOptions{1e-10, 1000});
+  const auto stencil = kfuse::cg_matfree(laplacian5, u, f, kfuse::SolverOptions{1e-10, 1000});
   kfuse::Array<double, 2> v(grid, "v");
   kfuse::SolverOptions single{1e-10, 1000};
   single.cg_single_reduction = true;
-  const auto stencil_single = kfuse::cg_matfree(laplacian, v, f, single);
+  const auto stencil_single = kfuse::cg_matfree(laplacian5, v, f, single);
 
   const auto A = kfuse::poisson2d<double>(comm, nx, ny);  // row i * ny + j
   kfuse::Vector<double> x(A.domain(), "x"), b(A.range(), "b");

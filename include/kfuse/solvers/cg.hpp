@@ -263,6 +263,16 @@ const char* preconditioner_breakdown(T rz, T previous) {
   return nullptr;
 }
 
+/// make(Ap...) with the work vector that stores A p (held[2]), or with none
+/// where the operator is applied twice instead.
+template <bool applies_twice, class Held, class Make>
+auto with_stored_Ap(const Held& held, const Make& make) {
+  if constexpr (applies_twice)
+    return make();
+  else
+    return make(held[2]);
+}
+
 /// CG on x (initial guess in, solution out). `apply(v)` gives the operator's
 /// expression for a vector leaf v; `m` is pc::None, a DiagonalScaling or an
 /// operator z = M r (see apply_preconditioner).
@@ -337,12 +347,8 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
       return iterate(iteration, nothing);
     }
     p = r;
-    auto iteration = [&] {
-      if constexpr (applies_twice)
-        return cg_iteration(apply, x, r, p, c);
-      else
-        return cg_iteration(apply, x, r, p, c, held[2]);
-    }();
+    auto iteration = with_stored_Ap<applies_twice>(
+        held, [&](const auto&... Ap) { return cg_iteration(apply, x, r, p, c, Ap...); });
     static_assert(
         decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
         "kfuse::cg, kfuse::cg_matfree: an iteration must fuse into at most 3 kernels and 2 "
@@ -352,12 +358,9 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
     const V& dinv = m.inverse;
     p = dinv * r;
     rz = eval(dot(r, dinv * r));
-    auto iteration = [&] {
-      if constexpr (applies_twice)
-        return jacobi_cg_iteration(apply, x, r, p, dinv, rz, rz_new, c);
-      else
-        return jacobi_cg_iteration(apply, x, r, p, dinv, rz, rz_new, c, held[2]);
-    }();
+    auto iteration = with_stored_Ap<applies_twice>(held, [&](const auto&... Ap) {
+      return jacobi_cg_iteration(apply, x, r, p, dinv, rz, rz_new, c, Ap...);
+    });
     static_assert(
         decltype(iteration)::kernel_count <= 3 && decltype(iteration)::allreduce_count <= 2,
         "kfuse::cg: a Jacobi-preconditioned iteration must fuse into at most 3 kernels "

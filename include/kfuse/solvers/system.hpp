@@ -91,10 +91,9 @@ constexpr bool reads_only() {
 /// stores its product (one coefficient array read again costs about what the
 /// store saves: 8 bytes a row against 8, or 16 where stores read their lines
 /// first; a matrix costs far more).
-template <class Apply, class V>
-inline constexpr bool reads_only_its_argument_v = reads_only<
-    typename param_for<0, V>::type, decltype(std::declval<const Apply&>()(
-                                        std::declval<const typename param_for<0, V>::type&>()))>();
+template <class Apply, class V, class P = typename param_for<0, V>::type>
+inline constexpr bool reads_only_its_argument_v =
+    reads_only<P, decltype(std::declval<const Apply&>()(std::declval<const P&>()))>();
 
 /// Checks that A is square and x, b lie on its columns and rows.
 template <class T>
