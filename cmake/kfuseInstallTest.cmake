@@ -4,7 +4,8 @@
 #
 # 1. installs the kfuse build tree into <work>/prefix;
 # 2. configures examples/ as a project of its own that finds kfuse with find_package(kfuse)
-#    in that prefix (with the build's compiler, build type, flags and Kokkos), and builds it;
+#    in that prefix (with the build's compiler, build type, flags, warnings and Kokkos), and
+#    builds it;
 # 3. runs every example program (examples/<name>.cpp -> <name>), through mpiexec on
 #    KFUSE_INSTALL_TEST_RANKS ranks (default 2) when kfuse was built with MPI.
 # The settings file (generated) names the source, build and work directories and the
@@ -47,7 +48,8 @@ kfuse_step("install" "${CMAKE_COMMAND}" --install "${KFUSE_BUILD_DIR}" --prefix 
 set(cache "set(CMAKE_PREFIX_PATH [==[${prefix};${CMAKE_PREFIX_PATH}]==] CACHE STRING \"\")\n")
 foreach(var IN ITEMS CMAKE_MAKE_PROGRAM CMAKE_CXX_COMPILER CMAKE_CXX_COMPILER_LAUNCHER
                      CMAKE_BUILD_TYPE CMAKE_CXX_FLAGS Kokkos_ROOT KokkosKernels_ROOT Kokkos_DIR
-                     KokkosKernels_DIR Boost_ROOT MPI_HOME MPIEXEC_EXECUTABLE)
+                     KokkosKernels_DIR Boost_ROOT MPI_HOME MPIEXEC_EXECUTABLE
+                     KFUSE_WARNINGS_AS_ERRORS)
   if(DEFINED ${var})
     string(APPEND cache "set(${var} [==[${${var}}]==] CACHE STRING \"\")\n")
   endif()

@@ -312,7 +312,7 @@ function(kfuse_add_install_test)
                        Kokkos_ROOT KokkosKernels_ROOT Kokkos_DIR KokkosKernels_DIR
                        Boost_ROOT MPI_HOME KFUSE_ENABLE_MPI MPIEXEC_EXECUTABLE
                        MPIEXEC_NUMPROC_FLAG MPIEXEC_PREFLAGS MPIEXEC_POSTFLAGS
-                       KFUSE_MPIEXEC_FLAGS)
+                       KFUSE_MPIEXEC_FLAGS KFUSE_WARNINGS_AS_ERRORS)
     if(DEFINED ${var} AND NOT "${${var}}" STREQUAL "")
       string(APPEND forward "set(${var} [==[${${var}}]==])\n")
     endif()
