@@ -13,7 +13,12 @@
 // in the low address bits the CPU compares first, and the load waits for the store
 // (stencil_jacobi's sweep 5-20% slower with its store first). On GPUs, as a GPU programmer writes
 // them: a thread per point, a box's points as one flat range, reductions as a team
-// policy (the schedule of kfuse's own GPU kernels, kfuse/core/box_loop.hpp).
+// policy (the schedule of kfuse's own GPU kernels, kfuse/core/box_loop.hpp). A host loop
+// runs a copy of its body made in the call, so that the body's numbers (alpha, omega) stay
+// in registers: the loop's stores of doubles may otherwise be the functor's own double
+// members, reloaded after every store (kfuse's kernels hold theirs as integers, exec/
+// lower.hpp's HeldValue). The copy's views count no references: Kokkos copied the functor
+// with reference counting off, and copies of such views carry that on.
 #pragma once
 
 #include <cstdint>
@@ -137,10 +142,11 @@ struct Chunked : SumsOf<M> {
   KFUSE_NOINLINE void operator()(std::int64_t chunk, Sums<M>& sums) const {
     const std::int64_t begin = chunk * chunk_size;
     const std::int64_t end = begin + chunk_size < n ? begin + chunk_size : n;
+    const Body local = body;  // numbers in registers (the file's first lines)
     if constexpr (Rows)
-      sum_rows_over_two_lanes<M>(begin, end, body, sums.v);
+      sum_rows_over_two_lanes<M>(begin, end, local, sums.v);
     else
-      sum_over_lanes<M>(begin, end, body, sums.v);
+      sum_over_lanes<M>(begin, end, local, sums.v);
   }
 };
 
@@ -192,8 +198,9 @@ struct ChunkLoop {
   KFUSE_NOINLINE void operator()(std::int64_t chunk) const {
     const std::int64_t first = begin + chunk * chunk_size;
     const std::int64_t last = first + chunk_size < end ? first + chunk_size : end;
+    const Body local = body;  // numbers in registers (the file's first lines)
     KFUSE_INDEPENDENT_ITERATIONS
-    for (std::int64_t i = first; i < last; ++i) body(i);
+    for (std::int64_t i = first; i < last; ++i) local(i);
   }
 };
 
@@ -233,7 +240,8 @@ struct RowSums : SumsOf<M> {
   Body body;
   std::int64_t j0, j1;
   KFUSE_NOINLINE void operator()(std::int64_t i, Sums<M>& sums) const {
-    sum_over_lanes<M>(j0, j1, AlongRow<Body>{body, i}, sums.v);
+    const Body local = body;  // numbers in registers (the file's first lines)
+    sum_over_lanes<M>(j0, j1, AlongRow<Body>{local, i}, sums.v);
   }
 };
 
@@ -259,8 +267,9 @@ struct RowLoop {
   Body body;
   std::int64_t j0, j1;
   KFUSE_NOINLINE void operator()(std::int64_t i) const {
+    const Body local = body;  // numbers in registers (the file's first lines)
     KFUSE_INDEPENDENT_ITERATIONS
-    for (std::int64_t j = j0; j < j1; ++j) body(i, j);
+    for (std::int64_t j = j0; j < j1; ++j) local(i, j);
   }
 };
 

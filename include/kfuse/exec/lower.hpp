@@ -12,6 +12,8 @@
 // and, inside a group, Forwarding says which arrays are read from registers.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -63,18 +65,50 @@ const Ctx& without_forwarding(const Forwarding<Ctx, Stored>& ctx) {
   return ctx.base();
 }
 
-/// A Scalar's value captured at launch (strict: keeps its element type).
+/// The unsigned integer a kernel holds a floating-point number as (HeldValue); other
+/// numbers are held as they are.
+template <class T, std::size_t Size = sizeof(T)>
+struct held_bits {
+  using type = T;
+};
 template <class T>
-struct ScalarValue : ExprTag {
+struct held_bits<T, 4> {
+  using type = std::conditional_t<std::is_floating_point_v<T>, std::uint32_t, T>;
+};
+template <class T>
+struct held_bits<T, 8> {
+  using type = std::conditional_t<std::is_floating_point_v<T>, std::uint64_t, T>;
+};
+
+/// A number a kernel holds: a Scalar's value captured at launch (Strict: it keeps its
+/// element type) or a Constant (it takes the type of what it meets). A floating-point
+/// number is held as its bits in an unsigned integer: a host loop's stores of T through
+/// the kernel's views may, as far as the compiler knows, be the kernel's own T members,
+/// so it reloads such a member after every store, and retests a condition on it
+/// (BiCGSTAB's guarded x update: eight reloads and two compares a vector), while no store
+/// of T reaches an integer, which then stays in a register for the whole loop.
+template <class T, bool Strict>
+struct HeldValue : ExprTag {
   using value_type = T;
-  static constexpr bool strict = true;
+  static constexpr bool strict = Strict;
   static constexpr int domain = domain::scalar;
-  T value;
+  typename held_bits<T>::type bits;
+  static HeldValue of(T value) {
+    HeldValue held{};
+    std::memcpy(&held.bits, &value, sizeof(T));
+    return held;
+  }
   template <class P, class R>
   KOKKOS_INLINE_FUNCTION T eval(const P&, R&) const {
+    const auto loaded = bits;  // an integer load: a copy straight from `bits` would load it
+                               // as bytes, which every store may alias
+    T value;
+    memcpy(&value, &loaded, sizeof(T));
     return value;
   }
 };
+template <class T>
+using ScalarValue = HeldValue<T, true>;
 
 /// A centred read moved to offsets O.
 template <int... O, int K, class T, int N, class Zero>
@@ -88,7 +122,7 @@ auto shifted(const ViewRead<T, N, Zero>& read) {
 
 template <class T, class Ctx>
 auto lower(const Constant<T>& c, const Ctx&) {
-  return c;
+  return HeldValue<T, false>::of(c.value);
 }
 template <char... C, class Ctx>
 auto lower(const Literal<C...>& c, const Ctx&) {
@@ -108,7 +142,7 @@ auto lower(const Vector<T>& v, const Ctx&) {
 }
 template <class T, class Ctx>
 auto lower(const Scalar<T>& s, const Ctx&) {
-  return ScalarValue<T>{{}, s.value()};
+  return ScalarValue<T>::of(s.value());
 }
 /// Parameter I's array, read through the kernel's view file.
 template <int I, class Ctx>
@@ -138,7 +172,7 @@ auto lower(const TempParam<I, T, Strict>&, const Ctx& ctx) {
 }
 template <int I, class T, class Ctx>
 auto lower(const ScalarParam<I, T>&, const Ctx& ctx) {
-  return ScalarValue<T>{{}, ctx.template scalar<I>().value()};
+  return ScalarValue<T>::of(ctx.template scalar<I>().value());
 }
 template <class Leaf, int... O, class Ctx>
 auto lower(const Shifted<Leaf, O...>& s, const Ctx& ctx) {
