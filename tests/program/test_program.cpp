@@ -609,20 +609,24 @@ TEST_CASE("a kernel's numbers: conditions on Scalars per run, and every bit kept
   // Kernels hold Scalars' values and constants as integers (exec/lower.hpp, HeldValue), so
   // that host loops keep them in registers and split by conditions on them.
   kfuse::Grid<2> grid(kfuse::Comm(), {nx, ny});
-  kfuse::Array<double, 2> x(grid, "x"), p(grid, "p"), s(grid, "s"), y(grid, "y");
+  kfuse::Array<double, 2> x(grid, "x"), p(grid, "p"), s(grid, "s"), y(grid, "y"), z(grid, "z");
   kfuse::Array<float, 2> f(grid, "f");
   init(p);
   s.fill(3.0);
   kfuse::Scalar<double> alpha("alpha"), omega("omega"), value("value");
   kfuse::Scalar<float> narrow("narrow");
-  // BiCGSTAB's guarded update (solvers/bicgstab.hpp), and plain copies of numbers.
-  auto update = kfuse::fuse(
-      x, p, s, y, f, alpha, omega, value, narrow,
-      [](auto x, auto p, auto s, auto y, auto f, auto alpha, auto omega, auto value, auto narrow) {
-        return kfuse::seq(kfuse::assign(x, x + kfuse::where(alpha != 0.0, alpha * p, 0.0) +
-                                               kfuse::where(omega != 0.0, omega * s, 0.0)),
-                          kfuse::assign(y, value + 0.0 * p + 1e-310), kfuse::assign(f, narrow));
-      });
+  // BiCGSTAB's guarded update (solvers/bicgstab.hpp), and copies of numbers: a Scalar's
+  // (y, f) and a constant's, -0.0 (z: p is never above 1e9).
+  auto update = kfuse::fuse(x, p, s, y, z, f, alpha, omega, value, narrow,
+                            [](auto x, auto p, auto s, auto y, auto z, auto f, auto alpha,
+                               auto omega, auto value, auto narrow) {
+                              return kfuse::seq(
+                                  kfuse::assign(x, x + kfuse::where(alpha != 0.0, alpha * p, 0.0) +
+                                                       kfuse::where(omega != 0.0, omega * s, 0.0)),
+                                  kfuse::assign(y, kfuse::where(p == p, value, value)),
+                                  kfuse::assign(z, kfuse::where(p > 1e9, 1e-310, -0.0)),
+                                  kfuse::assign(f, narrow));
+                            });
   const std::vector<double> p0 = p.gather();
   for (const double a : {0.0, 0.5})
     for (const double o : {0.0, -2.0})
@@ -633,20 +637,15 @@ TEST_CASE("a kernel's numbers: conditions on Scalars per run, and every bit kept
         x.fill(1.0);
         alpha = a, omega = o, value = v, narrow = 1.0f / 3.0f;
         update();
-        std::vector<double> want_x, want_y;
-        for (const double pv : p0) {
+        std::vector<double> want_x;
+        for (const double pv : p0)
           want_x.push_back(1.0 + (a != 0.0 ? a * pv : 0.0) + (o != 0.0 ? o * 3.0 : 0.0));
-          want_y.push_back(v + 0.0 * pv + 1e-310);
-        }
         kfuse_test::check_close(x.gather(), want_x, 1e-15);
-        const std::vector<double> got_y = y.gather();
-        for (std::size_t k = 0; k < got_y.size(); ++k) {
-          CHECK(std::isnan(got_y[k]) == std::isnan(want_y[k]));
-          if (!std::isnan(want_y[k])) {
-            CHECK(got_y[k] == want_y[k]);
-            CHECK(std::signbit(got_y[k]) == std::signbit(want_y[k]));
-          }
+        for (const double yv : y.gather()) {
+          CHECK(std::isnan(yv) == std::isnan(v));
+          if (!std::isnan(v)) CHECK((yv == v && std::signbit(yv) == std::signbit(v)));
         }
+        for (const double zv : z.gather()) CHECK((zv == 0.0 && std::signbit(zv)));
         for (const float fv : f.gather()) CHECK(fv == 1.0f / 3.0f);
       }
 }
