@@ -1,7 +1,8 @@
 // kfuse-bench: the benchmark suite's driver (see docs/benchmarks.md).
 //
 //   mpirun -np 2 kfuse-bench [--workload REGEX[,REGEX...]] [--variant ...] [--size N]
-//                            [--iterations K] [--repetitions R] [--nit M] [--cache-size BYTES]
+//                            [--iterations K] [--repetitions R] [--placements P] [--nit M]
+//                            [--cache-size BYTES]
 //                            [--json FILE] [--list]
 #include <cstdio>
 #include <exception>
@@ -55,6 +56,11 @@ int run(int argc, char** argv) {
                  "iterations per timed repetition (default: each workload's own)")
       ->check(CLI::PositiveNumber);
   app.add_option("-r,--repetitions", options.repetitions, "timed repetitions")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--placements", options.placements,
+                 "times each workload's variants are made anew on fresh memory, the repetitions "
+                 "shared out among them (at most one repetition each)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--nit", options.nit, "cfd: pressure-Poisson sweeps per time step")

@@ -192,7 +192,9 @@ void write_markdown(std::ostream& out, const std::vector<Row>& rows, const Strea
   if (!vs_petsc.empty()) out << ", " << ratio(geomean(vs_petsc)) << " vs PETSc";
   out << ".\nTimes: median over " << (rows.empty() ? 0 : rows.front().repetitions)
       << " repetitions of the slowest rank's time per iteration; ratios: medians of "
-         "per-repetition ratios (variants interleaved, each round starting one variant later).\n";
+         "per-repetition ratios (variants interleaved, each round starting one variant later; "
+         "the variants made anew on fresh memory "
+      << (rows.empty() ? 0 : rows.front().placements) << " time(s), the repetitions shared out).\n";
   if (!options.command_line.empty()) out << "Command: `" << options.command_line << "`\n";
   write_compile_table(out, rows, compile_costs(options.compile_times_dir));
   write_kernel_times(out, rows);
@@ -213,6 +215,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const Opt
     j["nit"] = r.nit;
     j["iterations"] = r.iterations;
     j["repetitions"] = r.repetitions;
+    j["placements"] = r.placements;
     j["time_per_iter_s"] = r.time_per_iter_s;
     j["time_min_s"] = r.time_min_s;
     j["time_max_s"] = r.time_max_s;

@@ -177,11 +177,13 @@ bool selected_variant(const Options& options, const std::string& name) {
 
 namespace {
 
-/// Sets up every selected variant of `workload` at `setup.size` and runs each once,
-/// counting its kernels and allreduces (the warm-up): fills `names`, `variants`, `local`
-/// (their rows) and `warm` (each one's seconds). Returns the size's label.
+/// Sets up every selected variant of `workload` at `setup.size`, variant `first` first
+/// and the others after it in turn (a later placement's variants land on memory that
+/// others held), and runs each once, counting its kernels and allreduces (the warm-up):
+/// fills `names`, `variants`, `local` (their rows, in report order) and `warm` (each one's
+/// seconds). Returns the size's label.
 std::string build_and_count(const Workload& workload, const Options& options, const Setup& setup,
-                            double node_share, const StreamResult& stream,
+                            std::size_t first, double node_share, const StreamResult& stream,
                             std::vector<std::string>& names,
                             std::vector<std::unique_ptr<Variant>>& variants,
                             std::vector<Row>& local, std::vector<double>& warm) {
@@ -192,10 +194,18 @@ std::string build_and_count(const Workload& workload, const Options& options, co
   const double working_set = workload.working_set ? workload.working_set(setup) : 0;
   const bool in_memory = beyond_cache(working_set, node_share, stream.cache.bytes);
   // Build the variants.
-  for (const auto& entry : variants_of(workload.name)) {
-    if (!selected_variant(options, entry.name)) continue;
+  std::vector<VariantEntry> entries;
+  for (const auto& entry : variants_of(workload.name))
+    if (selected_variant(options, entry.name)) entries.push_back(entry);
+  const std::size_t n = entries.size();
+  names.resize(n);
+  variants.resize(n);
+  local.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t v = (first + k) % n;
+    const VariantEntry& entry = entries[v];
     progress(comm, "[kfuse-bench] %s: setting up %s\n", workload.name, entry.name);
-    Row row;
+    Row& row = local[v];
     row.workload = workload.name;
     row.variant = entry.name;
     row.size = label;
@@ -204,6 +214,7 @@ std::string build_and_count(const Workload& workload, const Options& options, co
     row.ranks = comm.size();
     row.iterations = iterations;
     row.repetitions = reps;
+    row.placements = std::clamp(options.placements, 1, reps);
     row.stream_gbps = stream.gbps;
     row.stream_update_gbps = stream.update_gbps;
     row.min_bytes_per_iter = workload.min_bytes ? workload.min_bytes(setup) : 0;
@@ -212,15 +223,13 @@ std::string build_and_count(const Workload& workload, const Options& options, co
     row.cache_source = stream.cache.source;
     row.beyond_cache = in_memory;
     row.compile = variant_compile_cost(options.compile_times_dir, workload, entry.name);
-    names.push_back(entry.name);
-    variants.push_back(entry.factory(setup));
-    row.declared = variants.back()->figures();
-    row.build = variants.back()->build();
+    names[v] = entry.name;
+    variants[v] = entry.factory(setup);
+    row.declared = variants[v]->figures();
+    row.build = variants[v]->build();
     row.exchanges_per_iter = row.declared.exchanges;
     row.bytes_per_iter = row.declared.bytes;
-    local.push_back(row);
   }
-  const std::size_t n = variants.size();
 
   // Count kernels and allreduces (this pass also warms up).
   warm.assign(n, 0);
@@ -279,7 +288,8 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
       progress(comm, "[kfuse-bench] %s: measuring its memory at size %s\n", workload.name,
                std::to_string(setup.size));
       const double before = comm.node_allreduce(held_bytes(), ReduceOp::sum);
-      build_and_count(workload, options, setup, node_share, stream, names, variants, local, warm);
+      build_and_count(workload, options, setup, 0, node_share, stream, names, variants, local,
+                      warm);
       const double taken = comm.node_allreduce(held_bytes(), ReduceOp::sum) - before;
       per_working_set =
           comm.allreduce(taken / (workload.working_set(setup) * node_share), ReduceOp::max);
@@ -301,8 +311,8 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     // workload starts again an eighth smaller. Not with --size: the user chose it.
     for (;;) {
       try {
-        label = build_and_count(workload, options, setup, node_share, stream, names, variants,
-                                local, warm);
+        label = build_and_count(workload, options, setup, 0, node_share, stream, names,
+                                variants, local, warm);
         const double needed = workload.working_set ? workload.working_set(setup) * node_share : 0;
         const double left_over =
             comm.allreduce(double(detail::available_host_bytes()), ReduceOp::min);
@@ -331,25 +341,37 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     // Timed repetitions, variants interleaved, each round followed by a triad. Round r
     // starts with variant r mod n: the variant run right after a triad measured 2-5%
     // slower than in other positions (cfd, whose arrays stay in cache), so no variant
-    // may always take that place.
+    // may always take that place. The rounds are shared out among the placements: before
+    // each share but the first, the variants are made again on memory given back to the
+    // system, the next one first, so that no variant keeps the pages it started on.
     std::vector<std::vector<double>> times(n);
     std::vector<double> triads;
-    for (int r = 0; r < reps; ++r) {
-      if (comm.rank() == 0) {
-        std::fprintf(stderr, "[kfuse-bench] %s (%s): repetition %d/%d, ~%s left in it; %s\n",
-                     workload.name.c_str(), label.c_str(), r + 1, reps,
-                     seconds_text(per_rep * (reps - r)).c_str(), left.c_str());
-        std::fflush(stderr);
+    const int placements = local.empty() ? 1 : local.front().placements;
+    for (int placement = 0, r = 0; placement < placements; ++placement) {
+      if (placement > 0) {
+        drop();
+        progress(comm, "[kfuse-bench] %s: placement %s, its variants made again\n",
+                 workload.name, std::to_string(placement + 1) + "/" + std::to_string(placements));
+        build_and_count(workload, options, setup, std::size_t(placement) % n, node_share, stream,
+                        names, variants, local, warm);
       }
-      for (std::size_t k = 0; k < n; ++k) {
-        const std::size_t v = (std::size_t(r) + k) % n;
-        variants[v]->reset();
-        const double seconds = timed_max_over_ranks(comm, [&] {
-          for (int it = 0; it < iterations; ++it) variants[v]->step();
-        });
-        times[v].push_back(seconds / iterations);
+      for (const int end = reps * (placement + 1) / placements; r < end; ++r) {
+        if (comm.rank() == 0) {
+          std::fprintf(stderr, "[kfuse-bench] %s (%s): repetition %d/%d, ~%s left in it; %s\n",
+                       workload.name.c_str(), label.c_str(), r + 1, reps,
+                       seconds_text(per_rep * (reps - r)).c_str(), left.c_str());
+          std::fflush(stderr);
+        }
+        for (std::size_t k = 0; k < n; ++k) {
+          const std::size_t v = (std::size_t(r) + k) % n;
+          variants[v]->reset();
+          const double seconds = timed_max_over_ranks(comm, [&] {
+            for (int it = 0; it < iterations; ++it) variants[v]->step();
+          });
+          times[v].push_back(seconds / iterations);
+        }
+        triads.push_back(triad.measure(options.stream_repetitions_alongside).gbps);
       }
-      triads.push_back(triad.measure(options.stream_repetitions_alongside).gbps);
     }
 
     // Where the time goes, kernel by kernel: after the timing, which the fences would disturb.

@@ -1,8 +1,9 @@
 // The runner: for each selected workload, builds its variants, counts their
 // kernels and allreduces per iteration (one untimed pass, which also warms
 // up), times them interleaved (A B C A B C ...) with a STREAM triad after
-// each round, compares every variant's result with the hand-written `kokkos`
-// one, and returns one Row per variant. With --kernel-times, one more pass per
+// each round, builds them again on fresh memory for the next share of the
+// repetitions (placements), compares every variant's result with the
+// hand-written `kokkos` one, and returns one Row per variant. With --kernel-times, one more pass per
 // variant times each kernel (kernel_times.hpp).
 #pragma once
 
@@ -25,6 +26,10 @@ struct Options {
   std::int64_t size = 0;               ///< 0: each workload's default
   int iterations = 0;                  ///< 0: each workload's default
   int repetitions = 10;
+  /// Times a workload's variants are set up anew on fresh memory, the repetitions shared out
+  /// among them (at most one each): the same loop runs up to 10% faster or slower on one
+  /// set of pages than on another (docs/benchmarks.md, "Placements")
+  int placements = 3;
   int nit = 50;
   std::int64_t cache_bytes = 0;      ///< --cache-size; 0: read or measured (last_level_cache)
   std::int64_t stream_elements = 0;  ///< per rank; 0: beyond the cache (stream.hpp)
@@ -48,7 +53,7 @@ std::vector<CompileCost> compile_costs(const std::string& dir);
 
 struct Row {
   std::string workload, variant, size, status = "ok", message;
-  int ranks = 1, iterations = 0, repetitions = 0, nit = 0;
+  int ranks = 1, iterations = 0, repetitions = 0, placements = 1, nit = 0;
   std::int64_t size_knob = 0;
   double time_per_iter_s = 0, time_min_s = 0, time_max_s = 0;
   double kernels_per_iter = 0;   ///< counted compute kernels
