@@ -1,10 +1,10 @@
-// What an expert writes: bicgstab's expert kernels, with the triangular solves
-// from Kokkos Kernels (what an expert calls rather than writes).
+// What an expert writes: bicgstab's expert kernels, with kfuse's ILU(0) and its
+// triangular solves (what an expert calls rather than writes).
 // bicgstab_ilu0 by hand: bicgstab_kokkos.cpp's five kernels with the right
 // preconditioner between them, p^ = M p after kernel 1 and s^ = M s after
-// kernel 3, each two Kokkos Kernels triangular solves with the rank's ILU(0)
-// factors (SpILUK; through pc::BlockJacobiIlu0::solve_local, the same calls
-// kfuse makes); the products read p^ and s^, overlapped with their imports:
+// kernel 3, each two triangular solves with the rank's ILU(0) factors
+// (SpILUK; through pc::BlockJacobiIlu0::solve_local, the same calls kfuse
+// makes); the products read p^ and s^, overlapped with their imports:
 //   kernel 1: p = r + beta (p - omega v)
 //   kernel 2: v = A p^, d = v.r_hat                    -> alpha = rho / d
 //   kernel 3: s = r - alpha v

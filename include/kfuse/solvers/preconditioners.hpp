@@ -65,7 +65,8 @@ Jacobi<T> jacobi(const CsrMatrix<T>& A) {
 /// parallel preconditioner, -pc_type bjacobi -sub_pc_type ilu): the block is
 /// A's rows and columns owned by the rank, factorised once by Kokkos Kernels'
 /// SpILUK (level 0: L and U keep A's pattern), each apply two triangular
-/// solves (SpTRSV's level schedule, or its sequential trsv on one host thread).
+/// solves (SpTRSV's level schedule, or row loops on one host thread:
+/// detail::SparseLu).
 /// Natural ordering, as PETSc's ILU. No communication in the apply.
 template <class T>
 class BlockJacobiIlu0 {

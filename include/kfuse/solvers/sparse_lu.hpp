@@ -3,15 +3,14 @@
 // and its sequential LU on these matrices). Fill level 0 keeps A's pattern
 // (ILU(0): pc::bjacobi_ilu0); a level of n drops no fill, so L U is A's
 // exact LU (pc::multigrid's direct coarse solve), whose fill stays within
-// A's band. The two triangular solves are Kokkos Kernels' too: SpTRSV's
-// level schedule (parallel over each wavefront of rows: ILU(0) of a grid
-// has long ones), or its sequential trsv on the host (an exact LU of a band
-// has one row per wavefront: a level schedule would launch a kernel a row).
-// For the sequential solves the factors are kept in unit-diagonal form, as
-// PETSc keeps its ILU's inverse diagonal: L without its diagonal, D^-1 and
-// D^-1 U without its diagonal, so that trsv's unit-diagonal loops run, with
-// no test on each entry and no division a row; and by columns (trsv of the
-// transpose), whose loops update a different entry of x at each step.
+// A's band. The two triangular solves: Kokkos Kernels' SpTRSV level schedule
+// (parallel over each wavefront of rows: ILU(0) of a grid has long ones), or
+// on one host thread a row loop of kfuse's own, as PETSc's MatSolve runs it:
+// the factors without their diagonals, by rows, and D^-1 kept, each row's
+// sum in a register, the backward row times D^-1 (no division, no test on an
+// entry). Kokkos Kernels' sequential trsv updates x in memory once per entry
+// by rows, or copies its right-hand side into x first by columns: 20-25%
+// slower (docs/benchmarks.md, 2026-12-05).
 #pragma once
 
 #include <algorithm>
@@ -21,10 +20,8 @@
 #include <vector>
 
 #include <KokkosKernels_Handle.hpp>
-#include <KokkosSparse_CrsMatrix.hpp>
 #include <KokkosSparse_spiluk.hpp>
 #include <KokkosSparse_sptrsv.hpp>
-#include <KokkosSparse_trsv.hpp>
 #include <Kokkos_Core.hpp>
 
 #include "kfuse/core/error.hpp"
@@ -72,7 +69,7 @@ enum class TriangularSolve { level_scheduled, sequential };
 
 /// SpTRSV's level schedule pays where its levels run in parallel; on one
 /// host thread it only adds a launch per level (thousands per solve on a
-/// grid's ILU), and the sequential trsv is several times faster.
+/// grid's ILU), and the sequential row loops are several times faster.
 inline TriangularSolve default_triangular_solve() {
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible)
     if (ExecSpace().concurrency() == 1) return TriangularSolve::sequential;
@@ -136,7 +133,7 @@ class SparseLu {
         kk_factorization::sptrsv_symbolic(&t->handle, t->row_map, t->entries);
       }
     } else {
-      to_unit_diagonal(label);
+      to_rows_without_diagonals(label);
     }
     scratch_ = ValuesView(label + ".scratch", static_cast<std::size_t>(n_));
   }
@@ -153,21 +150,8 @@ class SparseLu {
   /// out = U^-1 L^-1 rhs (n entries each; out may be rhs).
   void solve(const ValuesView& rhs, const ValuesView& out) {
     if (how_ == TriangularSolve::sequential) {
-      if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible) {
-        // trsv takes a matrix of one column: y = L^-1 rhs, y = D^-1 y,
-        // out = (D^-1 U)^-1 y, both with the unit diagonals implied. LayoutRight:
-        // Kokkos Kernels' library holds trsv compiled for LayoutLeft columns
-        // (Debian: -O2, any x86-64), so this layout compiles it here, with the
-        // caller's flags (docs/benchmarks.md: 8% faster with -march=native).
-        using Column = Kokkos::View<T**, Kokkos::LayoutRight, memory_space,
-                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-        const Column b(rhs.data(), rhs.extent(0), 1), y(scratch_.data(), scratch_.extent(0), 1),
-            x(out.data(), out.extent(0), 1);
-        // The factors are stored transposed: L^T is upper, (D^-1 U)^T lower.
-        KokkosSparse::trsv("U", "T", "U", lower_matrix_, b, y);
-        for (index_t i = 0; i < n_; ++i) scratch_(i) *= inverse_diagonal_(i);
-        KokkosSparse::trsv("L", "T", "U", upper_matrix_, y, x);
-      }
+      if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible)
+        solve_by_rows(rhs.data(), scratch_.data(), out.data());
       return;
     }
     kk_factorization::sptrsv_solve(&lower_.handle, lower_.row_map, lower_.entries, lower_.values,
@@ -181,16 +165,11 @@ class SparseLu {
                                                                   memory_space, memory_space>;
   using RowMapView = Kokkos::View<size_type*, memory_space>;
   using EntriesView = Kokkos::View<ordinal_type*, memory_space>;
-  using Matrix = KokkosSparse::CrsMatrix<T, ordinal_type, Space, void, size_type>;
   struct Triangle {
     RowMapView row_map;
     EntriesView entries;
     ValuesView values;
     Handle handle;
-    Matrix matrix(index_t n) const {
-      return Matrix("kfuse:triangle", ordinal_type(n), ordinal_type(n), size_type(values.extent(0)),
-                    values, row_map, entries);
-    }
   };
   /// Rows of U whose diagonal (leading its row) is not finite.
   index_t count_bad_pivots() const {
@@ -201,40 +180,55 @@ class SparseLu {
     return bad;
   }
 
-  /// The sequential solves' form (host memory): L and U lose their
-  /// diagonals, U's rows are scaled by D^-1, and D^-1 is kept. Both are kept
-  /// transposed (by columns), for trsv's column loops: a column's entries
-  /// update distinct rows, where a row's loop would update one entry of x in
-  /// memory once per entry, each update waiting for the one before.
-  void to_unit_diagonal(const std::string& label) {
+  /// The sequential solves' form (host memory): L and U without their
+  /// diagonals, by rows (L's diagonal is 1), and D^-1.
+  void to_rows_without_diagonals(const std::string& label) {
     if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible) {
       inverse_diagonal_ = ValuesView(label + ".inverse_diagonal", static_cast<std::size_t>(n_));
       for (index_t i = 0; i < n_; ++i)  // U's diagonal leads its row
         inverse_diagonal_(i) = T(1) / upper_.values(upper_.row_map(i));
       for (Triangle* t : {&lower_, &upper_}) {
-        const bool upper = t == &upper_;
-        const std::string name = label + (upper ? ".U" : ".L");
-        // Columns of the off-diagonal part: count, then fill in row order (each column's
-        // rows ascending).
-        RowMapView columns(name + ".columns", n_ + 1);
-        for (index_t i = 0; i < n_; ++i)
+        const std::string name = label + (t == &upper_ ? ".U" : ".L");
+        RowMapView rows(name + ".off_diagonal.rows", n_ + 1);
+        for (index_t i = 0; i < n_; ++i) {
+          rows(i + 1) = rows(i);
           for (size_type k = t->row_map(i); k < t->row_map(i + 1); ++k)
-            if (index_t(t->entries(k)) != i) ++columns(t->entries(k) + 1);
-        for (index_t j = 0; j < n_; ++j) columns(j + 1) += columns(j);
-        EntriesView rows(name + ".rows", columns(n_));
-        ValuesView values(name + ".values", columns(n_));
-        std::vector<size_type> next(columns.data(), columns.data() + n_);
-        for (index_t i = 0; i < n_; ++i)
-          for (size_type k = t->row_map(i); k < t->row_map(i + 1); ++k) {
-            const index_t j = t->entries(k);
-            if (j == i) continue;
-            rows(next[j]) = ordinal_type(i);
-            values(next[j]++) = upper ? t->values(k) * inverse_diagonal_(i) : t->values(k);
-          }
-        t->row_map = columns, t->entries = rows, t->values = values;
+            if (index_t(t->entries(k)) != i) ++rows(i + 1);
+        }
+        EntriesView cols(name + ".off_diagonal.cols", rows(n_));
+        ValuesView values(name + ".off_diagonal.values", rows(n_));
+        for (index_t i = 0; i < n_; ++i) {
+          size_type next = rows(i);
+          for (size_type k = t->row_map(i); k < t->row_map(i + 1); ++k)
+            if (index_t(t->entries(k)) != i) {
+              cols(next) = t->entries(k);
+              values(next++) = t->values(k);
+            }
+        }
+        t->row_map = rows, t->entries = cols, t->values = values;
       }
-      lower_matrix_ = lower_.matrix(n_);
-      upper_matrix_ = upper_.matrix(n_);
+    }
+  }
+
+  /// y = L^-1 b, then x = U^-1 y by rows from the last: x_i = D^-1_i (y_i - sum U_ij x_j).
+  /// x may be b.
+  void solve_by_rows(const T* b, T* y, T* x) const {
+    const size_type* l_rows = lower_.row_map.data();
+    const ordinal_type* l_cols = lower_.entries.data();
+    const T* l_values = lower_.values.data();
+    for (index_t i = 0; i < n_; ++i) {
+      T sum = b[i];
+      for (size_type k = l_rows[i]; k < l_rows[i + 1]; ++k) sum -= l_values[k] * y[l_cols[k]];
+      y[i] = sum;
+    }
+    const size_type* u_rows = upper_.row_map.data();
+    const ordinal_type* u_cols = upper_.entries.data();
+    const T* u_values = upper_.values.data();
+    const T* inverse_diagonal = inverse_diagonal_.data();
+    for (index_t i = n_ - 1; i >= 0; --i) {
+      T sum = y[i];
+      for (size_type k = u_rows[i]; k < u_rows[i + 1]; ++k) sum -= u_values[k] * x[u_cols[k]];
+      x[i] = sum * inverse_diagonal[i];
     }
   }
 
@@ -242,9 +236,7 @@ class SparseLu {
   TriangularSolve how_;
   Triangle lower_, upper_;
   index_t factor_entries_ = 0, bad_pivots_ = 0;
-  // The sequential solves' factors as Kokkos Kernels matrices, and D^-1.
-  Matrix lower_matrix_, upper_matrix_;
-  ValuesView inverse_diagonal_;
+  ValuesView inverse_diagonal_;  // the sequential solves' D^-1
   ValuesView scratch_;  // L^-1 rhs
 };
 
