@@ -311,8 +311,8 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     // workload starts again an eighth smaller. Not with --size: the user chose it.
     for (;;) {
       try {
-        label = build_and_count(workload, options, setup, 0, node_share, stream, names,
-                                variants, local, warm);
+        label = build_and_count(workload, options, setup, 0, node_share, stream, names, variants,
+                                local, warm);
         const double needed = workload.working_set ? workload.working_set(setup) * node_share : 0;
         const double left_over =
             comm.allreduce(double(detail::available_host_bytes()), ReduceOp::min);
@@ -350,8 +350,8 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     for (int placement = 0, r = 0; placement < placements; ++placement) {
       if (placement > 0) {
         drop();
-        progress(comm, "[kfuse-bench] %s: placement %s, its variants made again\n",
-                 workload.name, std::to_string(placement + 1) + "/" + std::to_string(placements));
+        progress(comm, "[kfuse-bench] %s: placement %s, its variants made again\n", workload.name,
+                 std::to_string(placement + 1) + "/" + std::to_string(placements));
         build_and_count(workload, options, setup, std::size_t(placement) % n, node_share, stream,
                         names, variants, local, warm);
       }

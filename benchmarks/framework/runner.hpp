@@ -3,8 +3,9 @@
 // up), times them interleaved (A B C A B C ...) with a STREAM triad after
 // each round, builds them again on fresh memory for the next share of the
 // repetitions (placements), compares every variant's result with the
-// hand-written `kokkos` one, and returns one Row per variant. With --kernel-times, one more pass per
-// variant times each kernel (kernel_times.hpp).
+// hand-written `kokkos` one, and returns one Row per variant. With
+// --kernel-times, one more pass per variant times each kernel
+// (kernel_times.hpp).
 #pragma once
 
 #include <cstdint>
