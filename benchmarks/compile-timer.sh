@@ -10,9 +10,13 @@
 out=$1
 shift
 source=""
+object=""
+syntax_only=0
 previous=""
 for arg in "$@"; do
   if [[ "$previous" == "-c" ]]; then source=$arg; fi
+  if [[ "$previous" == "-o" ]]; then object=$arg; fi
+  if [[ "$arg" == "-fsyntax-only" ]]; then syntax_only=1; fi
   previous=$arg
 done
 times=$(mktemp)
@@ -34,4 +38,9 @@ if [[ "$status" -eq 0 && -n "$source" ]]; then
   printf '%s\n' "$PWD" "$@" >"$out/$(basename "$source").command" 2>/dev/null || true
 fi
 rm -f "$times"
+# A compile only checked (-fsyntax-only, the compile samples of a test build) writes no
+# object: an empty one tells the build it is done.
+if [[ "$status" -eq 0 && "$syntax_only" -eq 1 && -n "$object" ]]; then
+  : >"$object"
+fi
 exit "$status"

@@ -44,8 +44,8 @@ WERROR=${KFUSE_WERROR:-OFF}
 # check's file and line itself) but in the asan stage, whose reports name lines: GCC's
 # -g1 writes every function's full template name, which for Unfused programs doubles
 # the compile (tests/program/test_unfused.cpp 32 -> 73 CPU s, 1.8 -> 4.9 GiB).
-# Precompiled headers: the test programs and kfuse-bench parse kfuse once (ignored by
-# nvcc; the header tests and the compile_cost files still parse it themselves).
+# Precompiled headers: the test programs and kfuse-bench parse kfuse once, the header tests
+# Kokkos (ignored by nvcc; the compile_cost files still parse kfuse themselves).
 COMMON_ARGS=(
   -DCMAKE_BUILD_TYPE=Debug
   "-DCMAKE_CXX_FLAGS_DEBUG=-O1"
