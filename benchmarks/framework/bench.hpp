@@ -20,7 +20,9 @@
 // compiled: the fused, per_statement or unfused variant, or the rest (the
 // workload's registration and any other variant); undefined, the whole file.
 // The file guards each part with `#if KFUSE_BENCH_COMPILES(FUSED)` and the
-// like; register_policies does it itself.
+// like; register_policies does it itself. Test builds (KFUSE_BENCH_SPLIT_PARTS
+// off) compile whole files, but for the fused programs the compile_cost test
+// times: those alone, and the rest of their file as one part (BUT_FUSED).
 #pragma once
 
 #define KFUSE_BENCH_WHOLE 0
@@ -28,11 +30,15 @@
 #define KFUSE_BENCH_PER_STATEMENT 2
 #define KFUSE_BENCH_UNFUSED 3
 #define KFUSE_BENCH_REST 4
+#define KFUSE_BENCH_BUT_FUSED 5
 #ifndef KFUSE_BENCH_PART
 #define KFUSE_BENCH_PART KFUSE_BENCH_WHOLE
 #endif
-#define KFUSE_BENCH_COMPILES(part) \
-  (KFUSE_BENCH_PART == KFUSE_BENCH_WHOLE || KFUSE_BENCH_PART == KFUSE_BENCH_##part)
+/// Whether compiling part `compiled` compiles part `part` (both KFUSE_BENCH_ values).
+#define KFUSE_BENCH_PART_HOLDS(compiled, part)                           \
+  ((compiled) == KFUSE_BENCH_WHOLE || (compiled) == (part) ||           \
+   ((compiled) == KFUSE_BENCH_BUT_FUSED && (part) != KFUSE_BENCH_FUSED))
+#define KFUSE_BENCH_COMPILES(part) KFUSE_BENCH_PART_HOLDS(KFUSE_BENCH_PART, KFUSE_BENCH_##part)
 
 #include <cstdint>
 #include <functional>
@@ -154,14 +160,13 @@ bool register_variant(const std::string& workload, const std::string& variant, F
 /// function of its own (the parts of one file are linked together).
 template <template <class> class V, int Part = KFUSE_BENCH_PART>
 bool register_policies(const std::string& workload) {
-  constexpr bool whole = Part == KFUSE_BENCH_WHOLE;
-  if constexpr (whole || Part == KFUSE_BENCH_FUSED)
+  if constexpr (KFUSE_BENCH_PART_HOLDS(Part, KFUSE_BENCH_FUSED))
     register_variant(workload, "fused",
                      [](const Setup& s) { return std::make_unique<V<kfuse::Fused>>(s); });
-  if constexpr (whole || Part == KFUSE_BENCH_PER_STATEMENT)
+  if constexpr (KFUSE_BENCH_PART_HOLDS(Part, KFUSE_BENCH_PER_STATEMENT))
     register_variant(workload, "per_statement",
                      [](const Setup& s) { return std::make_unique<V<kfuse::PerStatement>>(s); });
-  if constexpr (whole || Part == KFUSE_BENCH_UNFUSED)
+  if constexpr (KFUSE_BENCH_PART_HOLDS(Part, KFUSE_BENCH_UNFUSED))
     register_variant(workload, "unfused",
                      [](const Setup& s) { return std::make_unique<V<kfuse::Unfused>>(s); });
   return true;
@@ -173,14 +178,13 @@ bool register_policies(const std::string& workload) {
 /// instantiates its policy.
 template <int Part = KFUSE_BENCH_PART, class Make>
 bool register_steps(const std::string& workload, Make make) {
-  constexpr bool whole = Part == KFUSE_BENCH_WHOLE;
-  if constexpr (whole || Part == KFUSE_BENCH_PER_STATEMENT)
+  if constexpr (KFUSE_BENCH_PART_HOLDS(Part, KFUSE_BENCH_PER_STATEMENT))
     register_variant(workload, "per_statement",
                      [make](const Setup& s) { return make(kfuse::PerStatement{}, s); });
-  if constexpr (whole || Part == KFUSE_BENCH_UNFUSED)
+  if constexpr (KFUSE_BENCH_PART_HOLDS(Part, KFUSE_BENCH_UNFUSED))
     register_variant(workload, "unfused",
                      [make](const Setup& s) { return make(kfuse::Unfused{}, s); });
-  if constexpr (whole || Part == KFUSE_BENCH_REST)
+  if constexpr (KFUSE_BENCH_PART_HOLDS(Part, KFUSE_BENCH_REST))
     register_variant(workload, "fused_steps",
                      [make](const Setup& s) { return make(kfuse::Fused{}, s); });
   return true;
