@@ -35,8 +35,8 @@
 #define KFUSE_BENCH_PART KFUSE_BENCH_WHOLE
 #endif
 /// Whether compiling part `compiled` compiles part `part` (both KFUSE_BENCH_ values).
-#define KFUSE_BENCH_PART_HOLDS(compiled, part)                           \
-  ((compiled) == KFUSE_BENCH_WHOLE || (compiled) == (part) ||           \
+#define KFUSE_BENCH_PART_HOLDS(compiled, part)                \
+  ((compiled) == KFUSE_BENCH_WHOLE || (compiled) == (part) || \
    ((compiled) == KFUSE_BENCH_BUT_FUSED && (part) != KFUSE_BENCH_FUSED))
 #define KFUSE_BENCH_COMPILES(part) KFUSE_BENCH_PART_HOLDS(KFUSE_BENCH_PART, KFUSE_BENCH_##part)
 
