@@ -46,15 +46,15 @@ WERROR=${KFUSE_WERROR:-OFF}
 # the compile (tests/program/test_unfused.cpp 32 -> 73 CPU s, 1.8 -> 4.9 GiB).
 # Precompiled headers: the test programs and kfuse-bench parse kfuse once, the header tests
 # Kokkos (ignored by nvcc; the compile_cost files still parse kfuse themselves).
-# kfuse-bench compiles its workload files whole, not once per variant (the compile table is
-# scripts/bench.sh's).
 COMMON_ARGS=(
   -DCMAKE_BUILD_TYPE=Debug
   "-DCMAKE_CXX_FLAGS_DEBUG=-O1"
   -DKFUSE_WARNINGS_AS_ERRORS="$WERROR"
   -DKFUSE_PRECOMPILE_HEADERS=ON
-  -DKFUSE_BENCH_SPLIT_PARTS=OFF
 )
+# For the stages that build kfuse-bench: its workload files compiled whole, not once per
+# variant (the compile table is scripts/bench.sh's).
+BENCH_ARGS=(-DKFUSE_BENCH_SPLIT_PARTS=OFF)
 
 run_ctest() {  # BUILD_DIR [CTEST-ARG...]
   local dir=$1
@@ -85,11 +85,11 @@ BACKEND_INDEPENDENT='compile_fail|fuzz|install|lint'
 # package, with this build's compiler and flags, and runs it (a second build of them here
 # cost about 160 CPU s and checked nothing more).
 stage_serial() {
-  build_and_test serial -DKFUSE_ENABLE_MPI=ON -DKFUSE_BUILD_EXAMPLES=OFF
+  build_and_test serial -DKFUSE_ENABLE_MPI=ON -DKFUSE_BUILD_EXAMPLES=OFF "${BENCH_ARGS[@]}"
 }
 
 stage_nompi() {
-  build_and_test nompi -DKFUSE_ENABLE_MPI=OFF
+  build_and_test nompi -DKFUSE_ENABLE_MPI=OFF "${BENCH_ARGS[@]}"
 }
 
 # The fuzz target (tests/fuzz, built by clang whatever the compiler) is built and run in
@@ -146,13 +146,14 @@ NVCC_BENCHMARKS=${KFUSE_NVCC_BENCHMARKS:-OFF}
 NVCC_SKIP=${KFUSE_NVCC_SKIP-}
 
 stage_nvcc() {
-  local kokkos=$PWD/.deps/kokkos-cuda
+  local kokkos=$PWD/.deps/kokkos-cuda bench_args=()
+  [[ $NVCC_BENCHMARKS == ON ]] && bench_args=("${BENCH_ARGS[@]}")
   stage nvcc:kokkos scripts/build-kokkos.sh cuda "$kokkos"
   # nvcc_wrapper needs nvcc: on PATH, or /usr/local/cuda (see scripts/build-kokkos.sh).
   stage nvcc:configure cmake -S . -B build/nvcc "${COMMON_ARGS[@]}" -DKFUSE_ENABLE_MPI=ON \
     -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" -DKokkos_ROOT="$kokkos" \
     -DKokkosKernels_ROOT="$kokkos" -DKFUSE_BUILD_BENCHMARKS="$NVCC_BENCHMARKS" "${NO_FUZZ[@]}" \
-    -DKFUSE_BUILD_HEADER_TESTS=OFF \
+    "${bench_args[@]}" -DKFUSE_BUILD_HEADER_TESTS=OFF \
     -DKFUSE_SKIP_TARGETS="${NVCC_SKIP// /;}"
   stage nvcc:build build_nvcc build/nvcc build/nvcc/build.log
   stage nvcc:warnings check_nvcc_log build/nvcc/build.log
