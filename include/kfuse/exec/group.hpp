@@ -12,11 +12,6 @@
 #include <utility>
 #include <vector>
 
-#include <boost/hana/at.hpp>
-#include <boost/hana/core/to.hpp>
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/unpack.hpp>
-
 #include "kfuse/exec/exchange.hpp"
 #include "kfuse/exec/kernel.hpp"
 #include "kfuse/exec/lower.hpp"
@@ -85,11 +80,12 @@ auto lower_members(const Statements&, const Ctx&) {
 }
 template <int J, bool Forward, class Stored, class Statements, class Ctx, class I, class... Rest>
 auto lower_members(const Statements& statements, const Ctx& ctx, I i, Rest... rest) {
-  using S = std::decay_t<decltype(hana::at(statements, i))>;
+  using S = statement_at_t<Statements, i>;
   constexpr int next = J + StatementInfo<S>::reductions;
   constexpr int stored = Forward ? forwarded_position<S>::value : -1;
   using NextStored = std::conditional_t<(stored < 0), Stored, append_t<Stored, stored>>;
-  auto head = lower_statement<J, Forward>(hana::at(statements, i), Forwarding<Ctx, Stored>(ctx));
+  auto head =
+      lower_statement<J, Forward>(statement_at<i>(statements), Forwarding<Ctx, Stored>(ctx));
   return prepend(head, lower_members<next, Forward, NextStored>(statements, ctx, rest...));
 }
 
@@ -174,9 +170,8 @@ struct SlotContext<Ctx, std::integer_sequence<int, P...>> : Ctx {
 /// The positions kernel group G (plan::group<g>) of Statements names.
 template <class Statements, int First, int... K>
 auto positions_of_statements(std::integer_sequence<int, K...>) ->
-    typename collect_statement_positions<
-        std::integer_sequence<int>,
-        std::decay_t<decltype(hana::at_c<First + K>(std::declval<const Statements&>()))>...>::type;
+    typename collect_statement_positions<std::integer_sequence<int>,
+                                         statement_at_t<Statements, First + K>...>::type;
 template <class Statements, class G>
 using group_positions_t = decltype(positions_of_statements<Statements, G::facts.first>(
     std::make_integer_sequence<int, G::facts.end - G::facts.first>{}));
@@ -184,11 +179,10 @@ using group_positions_t = decltype(positions_of_statements<Statements, G::facts.
 /// Lowered statements of a group, in order, with reduction slots numbered.
 template <class Statements, class Members, class Ctx>
 auto lower_group(const Statements& statements, Members members, const Ctx& ctx) {
-  return hana::unpack(members, [&](auto... i) {
+  return apply_indices(members, [&](auto... i) {
     // A captured Array/Vector handle may be a written parameter too: keep
     // such groups' stores in order (Access::array_handles).
-    constexpr bool forward =
-        !(StatementInfo<std::decay_t<decltype(hana::at(statements, i))>>::array_handles || ...);
+    constexpr bool forward = !(StatementInfo<statement_at_t<Statements, i>>::array_handles || ...);
     return lower_members<0, forward, std::integer_sequence<int>>(statements, ctx, i...);
   });
 }
@@ -416,7 +410,7 @@ template <int J, class Statements, class Ctx, class Acc>
 void store_results(const Statements&, const Ctx&, const Acc&) {}
 template <int J, class Statements, class Ctx, class Acc, class I, class... Rest>
 void store_results(const Statements& statements, const Ctx& ctx, const Acc& acc, I, Rest... rest) {
-  const auto& s = hana::at(statements, I{});
+  const auto& s = statement_at<I::value>(statements);
   store_result<J>(s, ctx, acc);
   constexpr int next = J + StatementInfo<std::decay_t<decltype(s)>>::reductions;
   store_results<next>(statements, ctx, acc, rest...);
@@ -425,7 +419,7 @@ void store_results(const Statements& statements, const Ctx& ctx, const Acc& acc,
 /// Runs a host group (scalar-only statements) in order.
 template <class Statements, class G, class Ctx>
 void run_host_group(const Statements& statements, const G& group, const Ctx& ctx) {
-  hana::for_each(group.members, [&](auto i) { run_on_host(hana::at(statements, i), ctx); });
+  for_each_index(group.members, [&](auto i) { run_on_host(statement_at<i>(statements), ctx); });
 }
 
 /// Runs kernel group `group` (plan::group<g>) of `statements` over `space`, lowered
@@ -441,21 +435,21 @@ void run_group(const std::string& label, const space_t<D>& space, const Statemen
   const auto views = group_views(list, slots);
   exchange_t<D> exchange(space);
   if constexpr (D == domain::row_map) {
-    hana::for_each(group.members, [&](auto s) {
-      with_statement_expr(hana::at(statements, s), [&](const auto& e) {
+    for_each_index(group.members, [&](auto s) {
+      with_statement_expr(statement_at<s>(statements), [&](const auto& e) {
         collect_imports("kfuse::fuse", e, ctx, &space, exchange);
       });
     });
   } else {
-    hana::for_each(group.neighbour_reads,
+    for_each_index(group.neighbour_reads,
                    [&](auto i) { exchange.add(ctx.template argument<i>()); });
   }
   // Overlapped where neighbour data may arrive: stencil reads on grids, products on row
   // maps (run_exchanged's own test).
   constexpr bool overlap = D == domain::row_map || G::facts.neighbour_reads.any();
   const auto acc = run_exchanged<D, overlap>(label, space, list, exchange, views);
-  hana::unpack(group.members, [&](auto... i) { store_results<0>(statements, ctx, acc, i...); });
-  hana::for_each(hana::to_tuple(group.writes), [&](auto i) {
+  apply_indices(group.members, [&](auto... i) { store_results<0>(statements, ctx, acc, i...); });
+  for_each_index(group.writes, [&](auto i) {
     if constexpr (!Ctx::template in_register<i>) ctx.template argument<i>().mark_halo_stale();
   });
 }

@@ -221,19 +221,23 @@ auto lower(const SparseProduct<M, X>& p, const Ctx& ctx) {
                                                         static_cast<int>(A.domain().local_size())};
 }
 
-template <class E, class Children, class Ctx, std::size_t... I>
-auto lower_children(const E& e, const Children& c, const Ctx& ctx, std::index_sequence<I...>);
+template <class E, class Ctx, class... C>
+auto lower_children(const E& e, const ChildRefs<C...>& c, const Ctx& ctx);
 
 /// Any other node: the same node over its lowered children (expr/walk.hpp's protocol).
 template <class E, class Ctx, std::enable_if_t<!is_leaf_node_v<E>, int> = 0>
 auto lower(const E& e, const Ctx& ctx) {
-  using Children = children_t<E>;
-  return lower_children(e, children(e), ctx,
-                        std::make_index_sequence<std::tuple_size_v<Children>>{});
+  return lower_children(e, children(e), ctx);
 }
-template <class E, class Children, class Ctx, std::size_t... I>
-auto lower_children(const E& e, const Children& c, const Ctx& ctx, std::index_sequence<I...>) {
-  return rebuild(e, lower(child<I>(c), ctx)...);
+template <class E, class Ctx, class... C>
+auto lower_children(const E& e, const ChildRefs<C...>& c, const Ctx& ctx) {
+  // c.c0, c.c1, c.c2 rather than child<I>(c): a function less per child (expr/walk.hpp)
+  if constexpr (sizeof...(C) == 1)
+    return rebuild(e, lower(c.c0, ctx));
+  else if constexpr (sizeof...(C) == 2)
+    return rebuild(e, lower(c.c0, ctx), lower(c.c1, ctx));
+  else
+    return rebuild(e, lower(c.c0, ctx), lower(c.c1, ctx), lower(c.c2, ctx));
 }
 
 }  // namespace kfuse::detail

@@ -56,8 +56,8 @@ constexpr int combine(int a, int b) {
 }  // namespace domain
 
 /// What `children(node)` returns (the node protocol, expr/walk.hpp): references to a
-/// node's children, tuple-like for std::tuple_size and std::tuple_element, read by
-/// `child<I>`. A plain aggregate rather than a std::tuple, whose every type instantiates
+/// node's children (c0, c1, c2), tuple-like for std::tuple_size and std::tuple_element, read
+/// by `child<I>`. A plain aggregate rather than a std::tuple, whose every type instantiates
 /// its constructors' constraints: the trees of one program hold hundreds of nodes.
 template <class... C>
 struct ChildRefs {

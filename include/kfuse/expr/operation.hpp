@@ -278,7 +278,10 @@ constexpr bool check_binary() {
 template <class Op, class L, class R>
 auto make_binary(const L& l, const R& r, Op op = {}) {
   static_assert(check_operands<L, R>() && check_binary<L, R>());
-  return Binary<Op, node_t<L>, node_t<R>>{{}, op, as_node(l), as_node(r)};
+  if constexpr (std::is_arithmetic_v<L> || std::is_arithmetic_v<R>)
+    return Binary<Op, node_t<L>, node_t<R>>{{}, op, as_node(l), as_node(r)};
+  else
+    return Binary<Op, L, R>{{}, op, l, r};  // no as_node: a function less per operand type
 }
 
 template <class Op, class E>

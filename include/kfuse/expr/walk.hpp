@@ -36,18 +36,21 @@ void for_each_node(const E& e, F&& f);
 // The walkers recurse through named helpers rather than std::apply and
 // lambdas: every instantiation's name then holds the node's type once, not
 // the whole chain of enclosing closures (which made debug builds' symbol
-// strings grow with the square of a tree's size).
-template <class Children, class F, std::size_t... I>
-void for_each_child(const Children& c, F& f, std::index_sequence<I...>) {
-  (for_each_node(child<I>(c), f), ...);
+// strings grow with the square of a tree's size). They read a node's children
+// as c.c0, c.c1, c.c2 under `if constexpr`, not through child<I>: a function less
+// per child.
+template <class F, class... C>
+void for_each_child(const ChildRefs<C...>& c, F& f) {
+  if constexpr (sizeof...(C) > 0) for_each_node(c.c0, f);
+  if constexpr (sizeof...(C) > 1) for_each_node(c.c1, f);
+  if constexpr (sizeof...(C) > 2) for_each_node(c.c2, f);
 }
 
 /// Calls f(node) for every node of a tree, parents first.
 template <class E, class F>
 void for_each_node(const E& e, F&& f) {
   f(e);
-  if constexpr (!is_leaf_node_v<E>)
-    for_each_child(children(e), f, std::make_index_sequence<std::tuple_size_v<children_t<E>>>{});
+  if constexpr (!is_leaf_node_v<E>) for_each_child(children(e), f);
 }
 
 template <class F>
@@ -95,9 +98,11 @@ constexpr bool holds_node() {
 
 template <template <class> class Is, class E, class F>
 void for_each_node_of(const E& e, F& f);
-template <template <class> class Is, class Children, class F, std::size_t... I>
-void for_each_child_of(const Children& c, F& f, std::index_sequence<I...>) {
-  (for_each_node_of<Is>(child<I>(c), f), ...);
+template <template <class> class Is, class F, class... C>
+void for_each_child_of(const ChildRefs<C...>& c, F& f) {
+  if constexpr (sizeof...(C) > 0) for_each_node_of<Is>(c.c0, f);
+  if constexpr (sizeof...(C) > 1) for_each_node_of<Is>(c.c1, f);
+  if constexpr (sizeof...(C) > 2) for_each_node_of<Is>(c.c2, f);
 }
 
 /// Calls f(node) for every node N of a tree with Is<N>::value, parents first, descending
@@ -107,9 +112,7 @@ template <template <class> class Is, class E, class F>
 void for_each_node_of(const E& e, F& f) {
   if constexpr (holds_node<Is, E>()) {
     if constexpr (Is<E>::value) f(e);
-    if constexpr (!is_leaf_node_v<E>)
-      for_each_child_of<Is>(children(e), f,
-                            std::make_index_sequence<std::tuple_size_v<children_t<E>>>{});
+    if constexpr (!is_leaf_node_v<E>) for_each_child_of<Is>(children(e), f);
   }
 }
 

@@ -10,8 +10,8 @@
 // (kernel_count, allreduce_count, exchange_count) and the register/memory
 // decision for each program temporary follow from the groups. Everything is a
 // constexpr value computed by loops over arrays; only the per-group view
-// (Plan::group<G>) turns a group's members and masks into hana sequences of
-// positions, for the code that walks them at compile time.
+// (Plan::group<G>) turns a group's members and masks into integer sequences,
+// for the code that walks them at compile time.
 #pragma once
 
 #include <array>
@@ -19,11 +19,7 @@
 #include <type_traits>
 #include <utility>
 
-#include <boost/hana/at.hpp>
-#include <boost/hana/length.hpp>
-#include <boost/hana/range.hpp>
-#include <boost/hana/tuple.hpp>
-
+#include "kfuse/core/static_for.hpp"
 #include "kfuse/plan/policy.hpp"
 #include "kfuse/plan/statement.hpp"
 
@@ -61,9 +57,9 @@ template <int Words>
 struct GroupFacts {
   bool kernel = false;
   int domain = 0, reductions = 0, first = 0, end = 0;
-  PositionMask<Words> writes;   ///< arrays written
+  PositionMask<Words> writes;           ///< arrays written
   PositionMask<Words> neighbour_reads;  ///< arrays read by a stencil or a sparse product
-  PositionMask<Words> reduced;  ///< Scalars produced by reductions
+  PositionMask<Words> reduced;          ///< Scalars produced by reductions
 
   static constexpr GroupFacts of_one(const StatementFacts<Words>& s, int index) {
     GroupFacts g;
@@ -108,32 +104,32 @@ constexpr std::array<int, N> positions_in(const PositionMask<Words>& mask) {
 template <int Words, class Statements, std::size_t... I>
 constexpr std::array<StatementFacts<Words>, sizeof...(I)> facts_of_statements(
     std::index_sequence<I...>) {
-  return {facts_of<Words, std::decay_t<decltype(hana::at_c<I>(std::declval<Statements>()))>>()...};
+  return {facts_of<Words, statement_at_t<Statements, int(I)>>()...};
 }
 
-/// A group's member statements and masks as hana sequences of hana::int_c, for walks at
-/// compile time: `hana::for_each(group.members, ...)`, `if constexpr (G::kernel)`.
+/// A group's member statements and the positions it writes and reads at an offset, as
+/// std::integer_sequence values, for walks at compile time:
+/// `for_each_index(group.members, ...)`, `if constexpr (G::kernel)`.
 template <class P, int G>
 struct PlannedGroup {
   static constexpr int index = G;
   static constexpr auto facts = P::group_facts[G];
   static constexpr bool kernel = facts.kernel;
   static constexpr int reductions = facts.reductions;
-  static constexpr auto members =
-      hana::make_range(hana::int_c<facts.first>, hana::int_c<facts.end>);
+  static constexpr index_range_t<facts.first, facts.end> members{};
 
   template <bool NeighbourReads, std::size_t... K>
   static constexpr auto positions(std::index_sequence<K...>) {
     [[maybe_unused]] constexpr auto list =
         positions_in<sizeof...(K)>(NeighbourReads ? facts.neighbour_reads : facts.writes);
-    return hana::make_tuple(hana::int_c<list[K]>...);
+    return std::integer_sequence<int, list[K]...>{};
   }
   static constexpr auto writes = positions<false>(std::make_index_sequence<facts.writes.count()>{});
   static constexpr auto neighbour_reads =
       positions<true>(std::make_index_sequence<facts.neighbour_reads.count()>{});
 };
 
-/// Plan of a program with statements `Statements` (a hana::tuple type).
+/// Plan of a program with statements `Statements` (a Pack or hana::tuple type).
 /// `MemoryTemporaries`: every temporary is materialised (Unfused policy). `Positions`: the
 /// program's parameter positions (every placeholder index is below it).
 template <class Policy, class Statements, bool MemoryTemporaries = false, int Positions = 64>
@@ -142,7 +138,7 @@ struct Plan {
   using Mask = PositionMask<mask_words>;
   using Facts = StatementFacts<mask_words>;
   using Group = GroupFacts<mask_words>;
-  static constexpr int statement_count = decltype(hana::length(std::declval<Statements>()))::value;
+  static constexpr int statement_count = detail::statement_count<Statements>::value;
 
   /// The fold of the fusion rules over the statements in order: each statement's facts
   /// with its group, and the groups (the first `count` entries).

@@ -6,12 +6,16 @@
 // Misuse that the placeholder types reveal is a static_assert here.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
-#include <boost/hana/integral_constant.hpp>
+#include <boost/hana/at.hpp>
 #include <boost/hana/tuple.hpp>
 
+#include "kfuse/core/pack.hpp"
 #include "kfuse/plan/access.hpp"
 #include "kfuse/plan/describe.hpp"
 
@@ -119,7 +123,7 @@ std::string statement_text(const ScalarAssign<Target, E>& s, const Names& names)
 
 template <class... S>
 struct Seq {
-  hana::tuple<S...> statements;
+  Pack<S...> statements;
 };
 
 template <class S, class = void>
@@ -127,18 +131,40 @@ struct is_statement : std::false_type {};
 template <class S>
 struct is_statement<S, std::void_t<decltype(StatementInfo<S>::kernel)>> : std::true_type {};
 
-/// The statements a program lambda returned, as a hana::tuple.
+/// The statements a program lambda returned, as a Pack (a program's statements: a plain
+/// aggregate, whose statement I is one small function away, pack_get<I>).
 template <class... S>
-auto statement_tuple(const Seq<S...>& seq) {
+Pack<S...> program_statements(const Seq<S...>& seq) {
   return seq.statements;
 }
 template <class S>
-auto statement_tuple(const S& s) {
+Pack<S> program_statements(const S& s) {
   static_assert(is_statement<S>::value,
                 "kfuse::fuse: the lambda must return kfuse::seq(...) or a single statement "
                 "(kfuse::assign / kfuse::reduce)");
-  return hana::make_tuple(s);
+  return make_pack<S>(s);
 }
+
+/// Statement I of a program's statements: a Pack (what fuse builds) or a hana::tuple (the
+/// Unfused rewrite's), for the walks over a group's members (Plan::group<G>::members).
+template <int I, class... S>
+const auto& statement_at(const Pack<S...>& statements) {
+  return pack_get<std::size_t(I)>(statements);
+}
+template <int I, class... S>
+const auto& statement_at(const hana::tuple<S...>& statements) {
+  return hana::at_c<std::size_t(I)>(statements);
+}
+/// Its type.
+template <class Statements, int I>
+using statement_at_t = std::decay_t<decltype(statement_at<I>(std::declval<const Statements&>()))>;
+/// How many statements.
+template <class Statements>
+struct statement_count;
+template <class... S>
+struct statement_count<Pack<S...>> : std::integral_constant<int, int(sizeof...(S))> {};
+template <class... S>
+struct statement_count<hana::tuple<S...>> : std::integral_constant<int, int(sizeof...(S))> {};
 
 /// "assign v" / "reduce res": the short form used in kernel labels.
 template <class S, class Names>
@@ -150,28 +176,29 @@ std::string statement_label(const S& s, const Names& names) {
 /// instead of the group's index space.
 inline constexpr int sparse_reach = -1;
 
-/// The leaves for_each_array_access looks at: an array parameter, a shift, a product.
-template <class L>
-struct is_array_access : std::bool_constant<is_array_param<L>::value || is_shifted<L>::value ||
-                                            is_sparse_product<L>::value> {};
-
-/// Calls f(position, reach) for every array parameter an expression reads (reach: the
-/// largest |offset| of a stencil read, 0 for pointwise, sparse_reach for x of A * x).
 template <class E, class F>
-void for_each_array_access(const E& e, F&& f) {
-  auto on_leaf = [&](const auto& leaf) {
-    using L = std::decay_t<decltype(leaf)>;
-    if constexpr (is_array_param<L>::value) {
-      f(hana::int_c<L::index>, 0);
-    } else if constexpr (is_shifted<L>::value) {
-      if constexpr (is_array_param<typename L::leaf_type>::value)
-        f(hana::int_c<L::leaf_type::index>, L::reach);
-    } else if constexpr (is_sparse_product<L>::value) {
-      if constexpr (is_array_param<decltype(leaf.x)>::value)
-        f(hana::int_c<decltype(leaf.x)::index>, sparse_reach);
-    }
-  };
-  for_each_node_of<is_array_access>(e, on_leaf);
+constexpr void for_each_array_access(F& f);
+template <class Children, class F, std::size_t... I>
+constexpr void for_each_child_access(F& f, std::index_sequence<I...>) {
+  (for_each_array_access<std::decay_t<std::tuple_element_t<I, Children>>>(f), ...);
+}
+
+/// Calls f(position, reach) for every array parameter a tree of type E reads (reach: the
+/// largest |offset| of a stencil read, 0 for pointwise, sparse_reach for x of A * x), at
+/// compile time: a walk over types, shared by every program with the same trees.
+template <class E, class F>
+constexpr void for_each_array_access(F& f) {
+  if constexpr (is_array_param<E>::value) {
+    f(E::index, 0);
+  } else if constexpr (is_shifted<E>::value) {
+    if constexpr (is_array_param<typename E::leaf_type>::value) f(E::leaf_type::index, E::reach);
+  } else if constexpr (is_sparse_product<E>::value) {
+    using X = std::decay_t<decltype(std::declval<const E&>().x)>;
+    if constexpr (is_array_param<X>::value) f(X::index, sparse_reach);
+  } else if constexpr (!is_leaf_node_v<E>) {
+    using Children = children_t<E>;
+    for_each_child_access<Children>(f, std::make_index_sequence<std::tuple_size_v<Children>>{});
+  }
 }
 
 /// Calls f(expression) for a kernel statement's array expression (none for a host one).
@@ -180,12 +207,14 @@ void with_statement_expr(const S& s, F&& f) {
   if constexpr (StatementInfo<S>::kernel) f(statement_expr(s));
 }
 
-/// Calls f(position, reach) for every array parameter a statement writes or reads.
+/// Calls f(position, reach) for every array parameter a statement of type S writes or
+/// reads (at compile time).
 template <class S, class F>
-void for_each_statement_array(const S& s, F&& f) {
+constexpr void for_each_statement_array(F& f) {
   using Info = StatementInfo<S>;
-  if constexpr (Info::array_target >= 0) f(hana::int_c<Info::array_target>, 0);
-  if constexpr (Info::kernel) for_each_array_access(statement_expr(s), f);
+  if constexpr (Info::array_target >= 0) f(Info::array_target, 0);
+  if constexpr (Info::kernel)
+    for_each_array_access<std::decay_t<decltype(statement_expr(std::declval<const S&>()))>>(f);
 }
 
 }  // namespace kfuse::detail
@@ -256,7 +285,7 @@ auto seq(const S&... s) {
   static_assert((detail::is_statement<S>::value && ...),
                 "kfuse::seq(...): every argument must be a statement (kfuse::assign or "
                 "kfuse::reduce)");
-  return detail::Seq<S...>{boost::hana::make_tuple(s...)};
+  return detail::Seq<S...>{detail::make_pack<S...>(s...)};
 }
 
 }  // namespace kfuse

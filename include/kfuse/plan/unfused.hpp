@@ -32,9 +32,7 @@
 #include <vector>
 
 #include <boost/hana/append.hpp>
-#include <boost/hana/at.hpp>
 #include <boost/hana/flatten.hpp>
-#include <boost/hana/length.hpp>
 #include <boost/hana/tuple.hpp>
 
 #include "kfuse/expr/literal.hpp"
@@ -263,8 +261,6 @@ struct Visit<State, Path, E, true> {
                          inner::next + 1>;
 };
 
-template <class Statements, int S>
-using statement_at_t = std::decay_t<decltype(hana::at_c<S>(std::declval<const Statements&>()))>;
 template <class Statement>
 using statement_expr_t = std::decay_t<decltype(statement_expr(std::declval<const Statement&>()))>;
 
@@ -432,7 +428,7 @@ auto held_statements(const Root& root, FirstOccurrences& first, std::index_seque
 template <int First, int S, class Statements>
 auto split_statement(const Statements& statements, FirstOccurrences& first) {
   using Walk = StatementWalk<Statements, First, S>;
-  const auto& s = hana::at_c<S>(statements);
+  const auto& s = statement_at<S>(statements);
   if constexpr (StatementInfo<typename Walk::statement>::kernel) {
     using Set = typename Walk::after::set;
     constexpr int from = Walk::before::next, to = Walk::after::next;
@@ -459,7 +455,7 @@ auto split_all(const Statements& statements, FirstOccurrences& first, std::index
 /// numbered from `first`.
 template <class Statements, class First>
 auto split_operations(const Statements& statements, First) {
-  constexpr int count = decltype(hana::length(statements))::value;
+  constexpr int count = statement_count<Statements>::value;
   constexpr int total = StatementWalk<Statements, First::value, count - 1>::after::next;
   FirstOccurrences first(total);
   return hana::make_tuple(

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <type_traits>
 
 #include "kfuse/array/array.hpp"
@@ -88,6 +89,60 @@ template <class T, int N>
 struct is_optional_array<std::optional<Array<T, N>>> : std::true_type {};
 template <class T>
 struct is_optional_array<std::optional<Vector<T>>> : std::true_type {};
+
+// What a binding's slot holds: free functions of the slot's type, shared by every program
+// (a binding's member template per position compiled a function per program and position).
+
+/// The object in a slot: the bound handle or the allocated temporary (nullptr: a register
+/// temporary, or one not allocated yet).
+template <class S>
+const auto* slot_object(const S& slot) {
+  if constexpr (is_optional_array<S>::value)
+    return slot ? &*slot : nullptr;
+  else if constexpr (std::is_same_v<S, RegisterTemporary>)
+    return static_cast<const Array<double, 1>*>(nullptr);
+  else
+    return &slot;
+}
+
+/// The label of the handle in a slot ("" for a temporary's slot).
+template <class S>
+std::string slot_label(const S& slot) {
+  if constexpr (is_optional_array<S>::value || std::is_same_v<S, RegisterTemporary>)
+    return {};
+  else
+    return slot.label();
+}
+
+/// The index space of the array in a slot if that has domain D, else nullptr.
+template <int D, class S>
+const space_t<D>* slot_space(const S& slot) {
+  const auto* a = slot_object(slot);
+  using A = std::decay_t<decltype(*a)>;
+  if constexpr (is_space_handle<A>::value)
+    if constexpr (domain_of<A>::value == D) return a != nullptr ? &space_of(*a) : nullptr;
+  return nullptr;
+}
+
+/// Whether argument `arg` lives where the previous binding's slot did (true for arguments
+/// without an index space): the previous binding's temporaries are kept if all do.
+template <class A, class S>
+bool same_space(const A& arg, const S& previous) {
+  if constexpr (is_space_handle<A>::value)
+    return space_of(arg) == space_of(previous);
+  else
+    return true;
+}
+
+/// The slot of argument `arg`: the handle itself, or for a temporary the previous
+/// binding's (`kept`, if any) or an empty one.
+template <class S, class A>
+S make_slot(const A& arg, const S* kept) {
+  if constexpr (is_temporary_tag<A>::value)
+    return kept != nullptr ? S(*kept) : S{};
+  else
+    return S(arg);
+}
 
 /// What an argument bound to a parameter of type A stores its values in
 /// (arrays and vectors: their storage; scalars: their handle's), so that two

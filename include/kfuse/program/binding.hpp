@@ -14,9 +14,6 @@
 #include <type_traits>
 #include <utility>
 
-#include <boost/hana/at.hpp>
-#include <boost/hana/for_each.hpp>
-
 #include "kfuse/core/pack.hpp"
 #include "kfuse/core/static_for.hpp"
 #include "kfuse/dist/comm.hpp"
@@ -27,6 +24,31 @@
 #include "kfuse/program/arguments.hpp"
 
 namespace kfuse::detail {
+
+/// The communicator a binding's checks agree on (Binding::agreement_comm): that of the
+/// first distributed argument, and an error in `error` (if still empty) when another was
+/// made on a different one.
+struct CommAgreement {
+  std::optional<Comm> comm;
+  std::string first;
+  std::string* error;
+
+  template <class A>
+  void note_argument(const A& arg) {
+    if constexpr (is_matrix_operand<A>::value) note(arg.range().base_comm(), arg.label());
+    if constexpr (is_space_handle<A>::value) note(space_of(arg).base_comm(), arg.label());
+  }
+  void note(const Comm& base, const std::string& label) {
+    if (!comm) {
+      comm = base;
+      first = label;
+    } else if (base != *comm && error->empty()) {
+      *error = error_message("kfuse::fuse: arguments '", first, "' and '", label,
+                             "' live on grids or row maps made on different communicators; "
+                             "bind arguments of one communicator");
+    }
+  }
+};
 
 /// Args: every parameter's argument type, in position order: the user's arguments
 /// (UserCount of them) and then the Unfused rewrite's temporaries.
@@ -73,32 +95,19 @@ class Binding<Plan, Pack<Args...>, UserCount> {
   /// register temporary, or one not allocated yet).
   template <int I>
   const auto* find() const {
-    const auto& slot = pack_get<I>(slots_);
-    using S = std::decay_t<decltype(slot)>;
-    if constexpr (is_optional_array<S>::value)
-      return slot ? &*slot : nullptr;
-    else if constexpr (std::is_same_v<S, RegisterTemporary>)
-      return static_cast<const Array<double, 1>*>(nullptr);
-    else
-      return &slot;
+    return slot_object(pack_get<I>(slots_));
   }
   template <int I>
   const auto& argument() const {
-    return *find<I>();
+    return *slot_object(pack_get<I>(slots_));
   }
 
   /// The argument's label ("temporary3" for a kfuse::temporary, "t12" for the Unfused
   /// rewrite's), for labels, explain() and messages.
   std::string name_of(int position) const {
-    std::string name;
-    static_for<size>([&](auto i) {
-      if (int(i) != position) return;
-      if constexpr (is_temporary<i>)
-        name = (int(i) < UserCount ? "temporary" : "t") + std::to_string(int(i));
-      else
-        name = pack_get<i>(slots_).label();
-    });
-    return name;
+    if (temporary_at[position])
+      return (position < UserCount ? "temporary" : "t") + std::to_string(position);
+    return label_at(position, std::index_sequence_for<Args...>{});
   }
 
   /// What lowering sees (exec/lower.hpp): the arguments and the group's index space.
@@ -108,11 +117,11 @@ class Binding<Plan, Pack<Args...>, UserCount> {
     const space_t<D>* space;
     template <int I>
     const auto& argument() const {
-      return binding->template argument<I>();
+      return *slot_object(pack_get<I>(binding->slots_));
     }
     template <int I>
-    auto scalar() const {
-      return binding->template argument<I>();
+    auto scalar() const {  // a Scalar handle, which a reduction's result is assigned to
+      return *slot_object(pack_get<I>(binding->slots_));
     }
     template <int I>
     static constexpr bool in_register = is_temporary<I>&& Plan::in_register(I);
@@ -178,41 +187,38 @@ class Binding<Plan, Pack<Args...>, UserCount> {
 
   /// Per position, how far a kernel group reaches the array there: the largest |offset|
   /// it reads or writes it at, sparse_reach when it reads it only as a product's x, and
-  /// not_accessed. A run-time table of compile-time facts, so that the checks on it are
-  /// one loop per program rather than code per group and position.
+  /// not_accessed. A compile-time table from a walk over the statements' types (shared by
+  /// every program with the same trees), so that the checks on it are one run-time loop per
+  /// program rather than code per group, node and position.
   using Reaches = std::array<int, sizeof...(Args)>;
   static constexpr int not_accessed = sparse_reach - 1;
   struct NoteReach {
-    Reaches* reaches;
-    template <class I>
-    void operator()(I, int reach) const {
-      int& r = (*reaches)[I::value];
+    Reaches reaches;
+    constexpr void operator()(int position, int reach) {
+      int& r = reaches[std::size_t(position)];
       r = reach > r ? reach : r;
     }
   };
-  template <int G, class Statements>
-  static Reaches group_reaches(const Statements& statements) {
-    Reaches reaches;
-    reaches.fill(not_accessed);
-    hana::for_each(Plan::template group<G>::members, [&](auto s) {
-      for_each_statement_array(hana::at(statements, s), NoteReach{&reaches});
-    });
-    return reaches;
+  template <int G, class Statements, int... S>
+  static constexpr Reaches group_reaches(std::integer_sequence<int, S...>) {
+    NoteReach note{};
+    for (int& r : note.reaches) r = not_accessed;
+    (for_each_statement_array<statement_at_t<Statements, S>>(note), ...);
+    return note.reaches;
   }
 
   /// Per position, the index space of its array if that has domain D (nullptr for other
   /// arguments and for temporaries not allocated yet).
   template <int D, std::size_t... I>
   std::array<const space_t<D>*, sizeof...(I)> spaces_in(std::index_sequence<I...>) const {
-    return {space_at<D, int(I)>()...};
+    return {slot_space<D>(pack_get<I>(slots_))...};
   }
-  template <int D, int I>
-  const space_t<D>* space_at() const {
-    const auto* a = find<I>();
-    using A = std::decay_t<decltype(*a)>;
-    if constexpr (is_space_handle<A>::value)
-      if constexpr (domain_of<A>::value == D) return a != nullptr ? &space_of(*a) : nullptr;
-    return nullptr;
+
+  template <std::size_t... I>
+  std::string label_at(int position, std::index_sequence<I...>) const {
+    std::string label;
+    ((int(I) == position ? void(label = slot_label(pack_get<I>(slots_))) : void()), ...);
+    return label;
   }
 
   /// What messages call the argument at `position`.
@@ -227,20 +233,10 @@ class Binding<Plan, Pack<Args...>, UserCount> {
   template <std::size_t... I>
   static Slots make_slots(const ArgTuple& args, const Binding* previous,
                           std::index_sequence<I...>) {
-    bool keep = previous != nullptr;
-    static_for<size>([&](auto i) {
-      if constexpr (is_space_handle<pack_element_t<i, ArgTuple>>::value)
-        keep = keep && space_of(pack_get<i>(args)) == space_of(previous->template argument<i>());
-    });
-    return Slots{{{slot<int(I)>(args, keep ? previous : nullptr)}...}};
-  }
-  template <int I>
-  static auto slot(const ArgTuple& args, const Binding* kept) {
-    using S = pack_element_t<I, Slots>;
-    if constexpr (is_temporary<I>)
-      return kept != nullptr ? S(pack_get<I>(kept->slots_)) : S{};
-    else
-      return S(pack_get<I>(args));
+    const bool keep = previous != nullptr &&
+                      (same_space(pack_get<I>(args), pack_get<I>(previous->slots_)) && ...);
+    return Slots{
+        {{make_slot(pack_get<I>(args), keep ? &pack_get<I>(previous->slots_) : nullptr)}...}};
   }
 
   /// The communicator the checks agree on, if any argument is distributed: the one the
@@ -249,25 +245,14 @@ class Binding<Plan, Pack<Args...>, UserCount> {
   /// agreement on another communicator than the others and wait forever. Arguments made
   /// on different communicators are an error (`error`, if still empty).
   static std::optional<Comm> agreement_comm(const ArgTuple& args, std::string& error) {
-    std::optional<Comm> comm;
-    std::string first;
-    auto visit = [&](const Comm& base, const std::string& label) {
-      if (!comm) {
-        comm = base;
-        first = label;
-      } else if (base != *comm && error.empty()) {
-        error = error_message("kfuse::fuse: arguments '", first, "' and '", label,
-                              "' live on grids or row maps made on different communicators; "
-                              "bind arguments of one communicator");
-      }
-    };
-    static_for<size>([&](auto i) {
-      using A = pack_element_t<i, ArgTuple>;
-      const auto& arg = pack_get<i>(args);
-      if constexpr (is_matrix_operand<A>::value) visit(arg.range().base_comm(), arg.label());
-      if constexpr (is_space_handle<A>::value) visit(space_of(arg).base_comm(), arg.label());
-    });
-    return comm;
+    return agreement_comm(args, error, std::index_sequence_for<Args...>{});
+  }
+  template <std::size_t... I>
+  static std::optional<Comm> agreement_comm(const ArgTuple& args, std::string& error,
+                                            std::index_sequence<I...>) {
+    CommAgreement agreement{{}, {}, &error};
+    (agreement.note_argument(pack_get<I>(args)), ...);
+    return agreement.comm;
   }
 
   /// Each argument's storage identity (argument_storage), by position.
@@ -280,8 +265,11 @@ class Binding<Plan, Pack<Args...>, UserCount> {
   void check_group_spaces(const Statements& statements);
   template <int D>
   const space_t<D>* check_arrays_space(const Reaches& reaches) const;
-  template <int D>
-  void allocate_temporaries(const Reaches& reaches, const space_t<D>* space);
+  template <int D, std::size_t... I>
+  void allocate_temporaries(const Reaches& reaches, const space_t<D>* space,
+                            std::index_sequence<I...>);
+  template <int D, class S>
+  void allocate_temporary(S& slot, int position, int reach, const space_t<D>* space);
   void check_aliasing() const;
 
   Slots slots_;
@@ -306,11 +294,11 @@ void Binding<Plan, Pack<Args...>, UserCount>::check_group_spaces(const Statement
     using G = std::decay_t<decltype(group)>;
     constexpr int D = Plan::group_domains[G::index];
     if constexpr (G::kernel && has_space(D)) {
-      const auto reaches = group_reaches<G::index>(statements);
+      constexpr Reaches reaches = group_reaches<G::index, Statements>(G::members);
       const space_t<D>* space = check_arrays_space<D>(reaches);
       if constexpr (D == domain::row_map) {  // A * x: x on A's columns, rows A's rows
-        hana::for_each(group.members, [&](auto s) {
-          with_statement_expr(hana::at(statements, s), [&](const auto& e) {
+        for_each_index(group.members, [&](auto s) {
+          with_statement_expr(statement_at<s>(statements), [&](const auto& e) {
             for_each_sparse_product(e, [&](const auto& product) {
               const auto& A = matrix_of(product.matrix, context<D>(nullptr));
               using X = std::decay_t<decltype(product.x)>;
@@ -325,7 +313,7 @@ void Binding<Plan, Pack<Args...>, UserCount>::check_group_spaces(const Statement
           });
         });
       }
-      allocate_temporaries<D>(reaches, space);
+      allocate_temporaries<D>(reaches, space, std::index_sequence_for<Args...>{});
       group_spaces_[G::index] = space;
     }
   });
@@ -364,24 +352,27 @@ const space_t<D>* Binding<Plan, Pack<Args...>, UserCount>::check_arrays_space(
 
 /// Allocates on `space` the memory temporaries a group reaches that have no storage yet.
 template <class Plan, class... Args, int UserCount>
-template <int D>
+template <int D, std::size_t... I>
 void Binding<Plan, Pack<Args...>, UserCount>::allocate_temporaries(const Reaches& reaches,
-                                                                   const space_t<D>* space) {
-  static_for<size>([&](auto i) {
-    auto& slot = pack_get<i>(slots_);
-    using S = std::decay_t<decltype(slot)>;
-    if constexpr (is_optional_array<S>::value) {
-      if constexpr (domain_of<typename S::value_type>::value == D) {  // others: not in D groups
-        if (reaches[i] != not_accessed && !slot) {
-          if (space == nullptr)
-            throw Error(
-                "kfuse::fuse: a kernel reads only temporaries and indices, so its grid is "
-                "unknown; use an array of the grid in that statement");
-          slot.emplace(*space, name_of(i), local_errors);  // make() agrees
-        }
+                                                                   const space_t<D>* space,
+                                                                   std::index_sequence<I...>) {
+  (allocate_temporary<D>(pack_get<I>(slots_), int(I), reaches[I], space), ...);
+}
+template <class Plan, class... Args, int UserCount>
+template <int D, class S>
+void Binding<Plan, Pack<Args...>, UserCount>::allocate_temporary(S& slot, int position, int reach,
+                                                                 const space_t<D>* space) {
+  if constexpr (is_optional_array<S>::value) {
+    if constexpr (domain_of<typename S::value_type>::value == D) {  // others: not in D groups
+      if (reach != not_accessed && !slot) {
+        if (space == nullptr)
+          throw Error(
+              "kfuse::fuse: a kernel reads only temporaries and indices, so its grid is "
+              "unknown; use an array of the grid in that statement");
+        slot.emplace(*space, name_of(position), local_errors);  // make() agrees
       }
     }
-  });
+  }
 }
 
 /// One array bound to two parameters while one of them is written. A run time loop over the

@@ -6,10 +6,6 @@
 #include <string>
 #include <vector>
 
-#include <boost/hana/at.hpp>
-#include <boost/hana/core/to.hpp>
-#include <boost/hana/for_each.hpp>
-
 #include "kfuse/core/static_for.hpp"
 #include "kfuse/exec/space.hpp"
 #include "kfuse/plan/statement.hpp"
@@ -35,7 +31,7 @@ std::string explain_program(const Statements& statements, const Binding& binding
                   : "the " + std::to_string(domain::rank_of(domain)) + "-D grid")
           << "\n";
       std::string exchanged;
-      hana::for_each(hana::to_tuple(group.neighbour_reads),
+      for_each_index(group.neighbour_reads,
                      [&](auto i) { exchanged += (exchanged.empty() ? "" : ", ") + names(i); });
       if constexpr (domain == domain::row_map) {
         if (!exchanged.empty())
@@ -58,8 +54,8 @@ std::string explain_program(const Statements& statements, const Binding& binding
     } else {
       out << "group " << g << ": scalar statements on the host (no kernel)\n";
     }
-    hana::for_each(group.members, [&](auto i) {
-      out << "  " << statement_text(hana::at(statements, i), names) << "\n";
+    for_each_index(group.members, [&](auto i) {
+      out << "  " << statement_text(statement_at<i>(statements), names) << "\n";
     });
     if (G::reductions > 0)
       out << "  " << G::reductions << " reduction(s), combined in one MPI_Allreduce\n";
@@ -89,8 +85,8 @@ std::string program_dot(const Statements& statements, const Binding& binding,
     const int g = std::decay_t<decltype(group)>::index;
     out << "  subgraph cluster_" << g << " {\n    label=\""
         << (labels[g].empty() ? "host" : labels[g]) << "\";\n";
-    hana::for_each(group.members, [&](auto i) {
-      std::string text = statement_text(hana::at(statements, i), names);
+    for_each_index(group.members, [&](auto i) {
+      std::string text = statement_text(statement_at<i>(statements), names);
       for (auto& c : text)
         if (c == '"') c = '\'';
       out << "    s" << int(i) << " [label=\"" << text << "\"];\n";

@@ -112,7 +112,8 @@ auto fuse_impl(const All& all, std::index_sequence<I...>) {
                   "`return kfuse::seq(...);` or `return` one statement");
     if constexpr (!std::is_void_v<Result>) {
       const UserArgs args{{{pack_get<I>(all)}...}};
-      auto statements = statement_tuple(pack_get<count>(all)(std::tuple_element_t<I, Params>{}...));
+      auto statements =
+          program_statements(pack_get<count>(all)(std::tuple_element_t<I, Params>{}...));
       return make_program<Policy, static_cast<int>(count)>(statements, args);
     }
   }

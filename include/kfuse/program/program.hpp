@@ -14,9 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include <boost/hana/at.hpp>
-#include <boost/hana/for_each.hpp>
-
 #include "kfuse/core/pack.hpp"
 #include "kfuse/core/static_for.hpp"
 #include "kfuse/exec/group.hpp"
@@ -146,9 +143,9 @@ class Program<Policy, Statements, detail::Pack<Args...>, UserCount> {
     plan::for_each_group([&](const auto& group) {
       std::string label;
       if constexpr (std::decay_t<decltype(group)>::kernel) {
-        detail::hana::for_each(group.members, [&](auto i) {
+        detail::for_each_index(group.members, [&](auto i) {
           label += (label.empty() ? "kfuse:group[" : "|") +
-                   detail::statement_label(detail::hana::at(statements_, i), names);
+                   detail::statement_label(detail::statement_at<i>(statements_), names);
         });
         label += "]";
       }
