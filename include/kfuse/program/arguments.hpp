@@ -105,13 +105,13 @@ const auto* slot_object(const S& slot) {
     return &slot;
 }
 
-/// The label of the handle in a slot ("" for a temporary's slot).
+/// The label of the handle in a slot (nullptr for a temporary's slot).
 template <class S>
-std::string slot_label(const S& slot) {
+const std::string* slot_label(const S& slot) {
   if constexpr (is_optional_array<S>::value || std::is_same_v<S, RegisterTemporary>)
-    return {};
+    return nullptr;
   else
-    return slot.label();
+    return &slot.label();
 }
 
 /// The index space of the array in a slot if that has domain D, else nullptr.

@@ -216,9 +216,9 @@ class Binding<Plan, Pack<Args...>, UserCount> {
 
   template <std::size_t... I>
   std::string label_at(int position, std::index_sequence<I...>) const {
-    std::string label;
+    const std::string* label = nullptr;
     ((int(I) == position ? void(label = slot_label(pack_get<I>(slots_))) : void()), ...);
-    return label;
+    return label != nullptr ? *label : std::string();
   }
 
   /// What messages call the argument at `position`.
