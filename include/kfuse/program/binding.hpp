@@ -99,7 +99,7 @@ class Binding<Plan, Pack<Args...>, UserCount> {
   }
   template <int I>
   const auto& argument() const {
-    return *slot_object(pack_get<I>(slots_));
+    return *find<I>();
   }
 
   /// The argument's label ("temporary3" for a kfuse::temporary, "t12" for the Unfused
@@ -115,13 +115,14 @@ class Binding<Plan, Pack<Args...>, UserCount> {
   struct Context {
     const Binding* binding;
     const space_t<D>* space;
+    // The slot itself, not binding->argument<I>(): a function less per position.
     template <int I>
     const auto& argument() const {
       return *slot_object(pack_get<I>(binding->slots_));
     }
     template <int I>
     auto scalar() const {  // a Scalar handle, which a reduction's result is assigned to
-      return *slot_object(pack_get<I>(binding->slots_));
+      return argument<I>();
     }
     template <int I>
     static constexpr bool in_register = is_temporary<I>&& Plan::in_register(I);
