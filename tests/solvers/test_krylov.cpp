@@ -200,6 +200,110 @@ void check_workspace_reuse(Method method, const kfuse::CsrMatrix<double>& A,
 }
 }  // namespace
 
+namespace {
+/// kfuse::cg_matfree with SolverOptions::cg_single_reduction on `op` over `grid` (one
+/// sweep an iteration where cg_sweeps_v holds, as on a Serial build) against the
+/// two-kernel form run step by step (cg.hpp's programs): the same iterates after 12
+/// iterations, the counted kernels, and a converged solve against the standard CG.
+template <int N, class Op>
+void check_single_reduction_sweep(const kfuse::Grid<N>& grid, const Op& op) {
+  using Array = kfuse::Array<double, N>;
+  namespace detail = kfuse::detail;
+  auto points = [] {
+    if constexpr (N == 2)
+      return kfuse::index<0>() * 7 + kfuse::index<1>() * 3;
+    else
+      return kfuse::index<0>() * 7 + kfuse::index<1>() * 3 + kfuse::index<2>() * 5;
+  };
+  Array b(grid, "b"), x(grid, "x"), x_model(grid, "x_model");
+  b = 1.0 + 0.125 * kfuse::sin(kfuse::cast<double>(points()));
+  Array x0(grid, "x0");
+  x0 = 0.01 * kfuse::cos(kfuse::cast<double>(points()));  // a nonzero initial guess
+  constexpr int iterations = 12;
+  kfuse::SolverOptions fixed{0, iterations};
+  fixed.atol = 0;
+  fixed.cg_single_reduction = true;
+  kfuse::KernelCounter counter;
+  IterationKernels kernels{counter, 2, iterations};
+  fixed.monitor = kernels.monitor();
+  x = x0;
+  const auto swept = kfuse::cg_matfree(op, x, b, fixed);
+  CHECK(swept.iterations == iterations);
+  CHECK(kernels.per_iteration() == (detail::cg_sweeps_v<Op, Array> ? 1 : 2));
+
+  Array r(grid, "r"), p(grid, "p"), s(grid, "s"), w(grid, "w");
+  detail::CgScalars<double> c;
+  kfuse::Scalar<double> rw("r.w");
+  x_model = x0;
+  detail::cg_start(op, x_model, b, r, c);
+  detail::cg_single_reduction_start(op, r, p, rw, c, s, w);
+  auto iteration = detail::cg_single_reduction_iteration(op, x_model, r, p, s, w, rw, c);
+  for (int it = 0; it < iterations; ++it) iteration();
+  kfuse_test::check_close(x.gather(), x_model.gather(), 1e-10);
+  CHECK(std::abs(swept.residual_norm - std::sqrt(c.rr.value())) <=
+        1e-8 * std::sqrt(c.rr.value()));
+
+  kfuse::SolverOptions converge{1e-10, 2000};
+  Array x_standard(grid, "x_standard");
+  x_standard = x0;
+  const auto standard = kfuse::cg_matfree(op, x_standard, b, converge);
+  converge.cg_single_reduction = true;
+  x = x0;
+  const auto single = kfuse::cg_matfree(op, x, b, converge);
+  CHECK(standard.converged);
+  CHECK(single.converged);
+  CHECK(std::abs(single.iterations - standard.iterations) <= 1);
+  kfuse_test::check_close(x.gather(), x_standard.gather(), 1e-7);
+}
+}  // namespace
+
+TEST_CASE("cg_matfree's single-reduction sweep: the two-kernel form's iterates, 1 kernel") {
+  kfuse::Comm comm;
+  using kfuse::shift;
+  SUBCASE("2-D, 5 points, fixed walls") {
+    kfuse::Grid<2> grid(comm, {37, 23});
+    check_single_reduction_sweep(grid, [](const auto& v) {
+      return 4.0 * v - shift<-1, 0>(v) - shift<1, 0>(v) - shift<0, -1>(v) - shift<0, 1>(v);
+    });
+  }
+  SUBCASE("2-D, 9 points (the corners), periodic and zero-gradient sides") {
+    kfuse::GridOptions<2> options;
+    options.periodic = {true, false};
+    options.boundary = {kfuse::Boundary::fixed, kfuse::Boundary::zero_gradient};
+    kfuse::Grid<2> grid(comm, {26, 31}, options);
+    check_single_reduction_sweep(grid, [](const auto& v) {
+      return 8.5 * v - shift<-1, -1>(v) - shift<-1, 0>(v) - shift<-1, 1>(v) - shift<0, -1>(v) -
+             shift<0, 1>(v) - shift<1, -1>(v) - shift<1, 0>(v) - shift<1, 1>(v);
+    });
+  }
+  SUBCASE("3-D, 7 points, a periodic side") {
+    kfuse::GridOptions<3> options;
+    options.periodic = {false, false, true};
+    kfuse::Grid<3> grid(comm, {13, 11, 9}, options);
+    check_single_reduction_sweep(grid, [](const auto& v) {
+      return 6.5 * v - shift<-1, 0, 0>(v) - shift<1, 0, 0>(v) - shift<0, -1, 0>(v) -
+             shift<0, 1, 0>(v) - shift<0, 0, -1>(v) - shift<0, 0, 1>(v);
+    });
+  }
+  SUBCASE("2-D, reach 2 on a halo of 2") {
+    kfuse::GridOptions<2> options;
+    options.halo = 2;
+    kfuse::Grid<2> grid(comm, {29, 31}, options);
+    check_single_reduction_sweep(grid, [](const auto& v) {
+      return 9.0 * v - shift<-1, 0>(v) - shift<1, 0>(v) - shift<0, -1>(v) - shift<0, 1>(v) -
+             0.5 * (shift<-2, 0>(v) + shift<2, 0>(v) + shift<0, -2>(v) + shift<0, 2>(v));
+    });
+  }
+  SUBCASE("blocks of one or two slabs") {
+    kfuse::GridOptions<2> options;
+    options.ranks = {comm.size(), 1};
+    kfuse::Grid<2> grid(comm, {std::int64_t(comm.size()) + 2, 40}, options);
+    check_single_reduction_sweep(grid, [](const auto& v) {
+      return 4.0 * v - shift<-1, 0>(v) - shift<1, 0>(v) - shift<0, -1>(v) - shift<0, 1>(v);
+    });
+  }
+}
+
 TEST_CASE("a SolverWorkspace keeps every solver's work vectors: a repeated solve allocates none") {
   kfuse::Comm comm;
   const auto P = kfuse::poisson2d<double>(comm, 40, 40);

@@ -237,25 +237,33 @@ Figures petsc_figures(const Matrix& A, double kernels, double allreduces, double
 
 // CG (read / written): MatMult p / z, VecDot p z, VecAXPY x p / x, VecAXPY r z / r,
 // PCApply (PCNONE: VecCopy r / z), VecDot z r, VecAYPX p z / p: 17 vector passes.
-KFUSE_BENCH_REGISTER(register_variant("cg", "petsc", [](const Setup& s) {
-  Matrix A = cg_matrix(s);
-  const Figures f = petsc_figures(A, 7, 2, 1, 17 * 8.0, 1);
-  return std::make_unique<PetscSolve>(s, std::move(A), KSPCG, KSP_NORM_NATURAL, f);
-}));
-
-// CG with -ksp_cg_single_reduction (KSPSolve_CG_SingleReduction, PCNONE; read /
+// With -ksp_cg_single_reduction (KSPSolve_CG_SingleReduction, PCNONE; read /
 // written): VecAYPX p z / p, VecAYPX s w / s, VecAXPY x p / x, VecAXPY r s / r,
 // PCApply (VecCopy r / z), MatMult z / w, VecDot z r, VecDot z w (one allreduce
 // for both): 20 vector passes.
-KFUSE_BENCH_REGISTER(register_variant("cg", "petsc_single_reduction", [](const Setup& s) {
+std::unique_ptr<Variant> petsc_cg(const Setup& s, bool single_reduction) {
   Matrix A = cg_matrix(s);
-  const Figures f = petsc_figures(A, 8, 1, 1, 20 * 8.0, 1);
+  const Figures f = single_reduction ? petsc_figures(A, 8, 1, 1, 20 * 8.0, 1)
+                                     : petsc_figures(A, 7, 2, 1, 17 * 8.0, 1);
+  if (!single_reduction)
+    return std::make_unique<PetscSolve>(s, std::move(A), KSPCG, KSP_NORM_NATURAL, f);
   auto setup = [](KSP ksp, PC pc) {
     KFUSE_BENCH_PETSC(PCSetType(pc, PCNONE));
     KFUSE_BENCH_PETSC(KSPCGUseSingleReduction(ksp, PETSC_TRUE));
   };
   return std::make_unique<PetscSolve>(s, std::move(A), KSPCG, KSP_NORM_NATURAL, f, setup);
-}));
+}
+KFUSE_BENCH_REGISTER(register_variant("cg", "petsc",
+                                      [](const Setup& s) { return petsc_cg(s, false); }));
+KFUSE_BENCH_REGISTER(register_variant("cg", "petsc_single_reduction",
+                                      [](const Setup& s) { return petsc_cg(s, true); }));
+// cg_matfree's peers: PETSc has no stencil operator of its own (a MatShell is the user's
+// code), and its users assemble a stencil (a DMDA's matrix), so they are the same KSPs on
+// the Poisson matrix of the grid (rows i * n + j, the same right-hand side).
+KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "petsc",
+                                      [](const Setup& s) { return petsc_cg(s, false); }));
+KFUSE_BENCH_REGISTER(register_variant("cg_matfree", "petsc_single_reduction",
+                                      [](const Setup& s) { return petsc_cg(s, true); }));
 
 // BiCGSTAB (right side, PCNONE; read / written): VecDot rho r r_hat, VecAXPBYPCZ
 // p r v / p, PCApply (VecCopy p / w) + MatMult w / v, VecDot d v r_hat, VecWAXPY

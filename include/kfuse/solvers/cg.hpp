@@ -34,6 +34,8 @@
 //   kernel 1: p = r + beta p, s = w + beta s, x += alpha p, r -= alpha s
 //   kernel 2: w = A r, rr' = r.r, r.w                  (ghost import / halo overlapped)
 //   host:     beta = rr' / rr, rr = rr'
+// cg_matfree with a stencil on Arrays of rank 2 or 3 on Kokkos::Serial runs the
+// same iteration as one sweep, s and w not kept (cg_sweep.hpp).
 //
 // cg solves with a CsrMatrix; cg_matfree with any operator given as a
 // function from a vector expression leaf to an expression (e.g. a stencil on
@@ -43,10 +45,12 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
 
 #include "kfuse/exec/space.hpp"
 #include "kfuse/program/eager.hpp"
 #include "kfuse/program/fuse.hpp"
+#include "kfuse/solvers/cg_sweep.hpp"
 #include "kfuse/solvers/convergence.hpp"
 #include "kfuse/solvers/options.hpp"
 #include "kfuse/solvers/preconditioners.hpp"
@@ -198,20 +202,47 @@ auto cg_single_reduction_iteration(const Apply& apply, const V& x, const V& r, c
                       });
 }
 
-/// The start of a single-reduction solve after cg_start: w = A r and r.w
-/// (one kernel, one allreduce); p = s = 0 and beta = 0, so that the first
-/// iteration takes p = r, s = w, p.p = r.r and p.Ap = r.w.
-template <class Apply, class V, class T>
-void cg_single_reduction_start(const Apply& apply, const V& r, V& p, V& s, V& w,
-                               const Scalar<T>& rw, const CgScalars<T>& c) {
+/// The start of a single-reduction solve after cg_start: r.w with w = A r (one kernel,
+/// one allreduce; w stored where given, with s); p = s = 0 and beta = 0, so that the
+/// first iteration takes p = r, s = w, p.p = r.r and p.Ap = r.w.
+template <class Apply, class V, class T, class... SW>
+void cg_single_reduction_start(const Apply& apply, const V& r, V& p, const Scalar<T>& rw,
+                               const CgScalars<T>& c, SW&... s_w) {
   Scalar<T> rw_value = rw, pp = c.pp, pAp = c.pAp, beta = c.beta;  // handles
-  w = apply(r);
-  rw_value = eval(dot(r, w));
+  if constexpr (sizeof...(SW) == 2) {
+    auto [s, w] = std::tie(s_w...);
+    w = apply(r);
+    rw_value = eval(dot(r, w));
+    s.fill(T(0));
+  } else {
+    rw_value = eval(dot(r, apply(r)));
+  }
   p.fill(T(0));
-  s.fill(T(0));
   pp = T(0);
   pAp = T(0);
   beta = T(0);
+}
+
+/// The single-reduction iteration as one sweep (cg_sweep.hpp, where cg_sweeps_v holds):
+/// cg_single_reduction_iteration's host scalars, then the sweep and its allreduce.
+template <class Apply, class T, int N>
+auto cg_single_reduction_sweep(const char* api, const Apply& apply, const Array<T, N>& x,
+                               const Array<T, N>& r, const Array<T, N>& p, const Scalar<T>& rw,
+                               const CgScalars<T>& c) {
+  return [=]() mutable {  // handles: the copies share the arrays and values
+    Scalar<T> rr = c.rr, pAp = c.pAp, pp = c.pp, rq_max = c.rq_max, alpha = c.alpha,
+              rr_new = c.rr_new, beta = c.beta, rw_value = rw;
+    pp = eval(next_direction_norm2(rr, beta, pp));
+    pAp = eval(rw_value - beta * beta * pAp);
+    rq_max = eval(largest_rayleigh_quotient(rq_max, pAp, pp));
+    alpha = eval(step_length(rr, pAp, pp, rq_max));
+    T sums[2];
+    cg_sweep(api, apply, x, r, p, alpha.value(), beta.value(), sums);
+    rr_new = sums[0];
+    rw_value = sums[1];
+    beta = eval(rr_new / rr);
+    rr = rr_new.value();
+  };
 }
 
 /// Preconditioned CG with an operator M, the step to the new x and r (p,
@@ -294,7 +325,9 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
   constexpr bool jacobi = std::is_same_v<M, DiagonalScaling<V>>;
   constexpr bool applies_twice =
       (is_no_preconditioner<M>::value || jacobi) && reads_only_its_argument_v<Apply, V>;
-  const auto held = options.cg_single_reduction
+  // The single-reduction form in one sweep (cg_sweep.hpp) keeps neither s nor w.
+  constexpr bool sweeps = is_no_preconditioner<M>::value && cg_sweeps_v<Apply, V>;
+  const auto held = options.cg_single_reduction && !sweeps
                         ? work.vectors<V>(space, {"cg.r", "cg.p", "cg.s", "cg.w"})
                     : applies_twice ? work.vectors<V>(space, {"cg.r", "cg.p"})
                                     : work.vectors<V>(space, {"cg.r", "cg.p", "cg.Ap"});
@@ -336,15 +369,21 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
 
   if constexpr (is_no_preconditioner<M>::value) {
     if (options.cg_single_reduction) {
-      V s = held[2], w = held[3];
       Scalar<T> rw("r.w");
-      cg_single_reduction_start(apply, r, p, s, w, rw, c);
-      auto iteration = cg_single_reduction_iteration(apply, x, r, p, s, w, rw, c);
-      static_assert(
-          decltype(iteration)::kernel_count == 2 && decltype(iteration)::allreduce_count == 1,
-          "kfuse::cg: a single-reduction iteration must fuse into 2 kernels and 1 "
-          "allreduce");
-      return iterate(iteration, nothing);
+      if constexpr (sweeps) {
+        cg_single_reduction_start(apply, r, p, rw, c);
+        auto iteration = cg_single_reduction_sweep(api, apply, x, r, p, rw, c);
+        return iterate(iteration, nothing);
+      } else {
+        V s = held[2], w = held[3];
+        cg_single_reduction_start(apply, r, p, rw, c, s, w);
+        auto iteration = cg_single_reduction_iteration(apply, x, r, p, s, w, rw, c);
+        static_assert(
+            decltype(iteration)::kernel_count == 2 && decltype(iteration)::allreduce_count == 1,
+            "kfuse::cg: a single-reduction iteration must fuse into 2 kernels and 1 "
+            "allreduce");
+        return iterate(iteration, nothing);
+      }
     }
     p = r;
     auto iteration = with_stored_Ap<applies_twice>(

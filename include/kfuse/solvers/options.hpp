@@ -48,7 +48,9 @@ struct SolverOptions {
   /// kernels and 1 allreduce an iteration instead of 3 and 2, for one more
   /// vector and 8 more bytes a row of memory traffic. The same iterates in
   /// exact arithmetic; it pays where latency, not bandwidth, bounds an
-  /// iteration (small local blocks, many ranks).
+  /// iteration (small local blocks, many ranks). cg_matfree with a stencil on
+  /// Arrays of rank 2 or 3 on Kokkos::Serial runs it as one sweep an
+  /// iteration instead, 48 bytes a point (kfuse/solvers/cg_sweep.hpp).
   bool cg_single_reduction = false;
   /// Where the solver keeps its work vectors between solves (see
   /// kfuse::SolverWorkspace); none: allocated and freed by every solve.
