@@ -30,9 +30,9 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "kfuse/core/box_loop.hpp"
 #include "kfuse/core/config.hpp"
 #include "kfuse/exec/exchange.hpp"
+#include "kfuse/exec/kernel.hpp"
 #include "kfuse/program/eager.hpp"
 #include "kfuse/solvers/system.hpp"
 
@@ -158,7 +158,7 @@ struct CgSweep {
   T* sums;  // r.r and r.(A r) away from the faces, on the host (the sweep runs there)
 
   void operator()(int) const {
-    const T a_ = alpha, b_ = beta;  // locals: no store through a view reaches them
+    const T a = alpha, b = beta;  // locals: no store through a view reaches them
     const index_t R = reach;
     index_t all_lo[N], all_hi[N], in_lo[N], in_hi[N], own_lo[N], own_hi[N];
     for (int d = 0; d < N; ++d) {
@@ -172,30 +172,30 @@ struct CgSweep {
     // from memory is read in one loop: the loops behind it read what is in cache.
     auto update_p = [&](const Point<N>& q) {
       T& pq = at(p, q);
-      pq = at(r, q) + b_ * pq;
+      pq = at(r, q) + b * pq;
     };
     for (index_t t = all_lo[0]; t < all_hi[0] + 2 * R; ++t) {
       if (t >= own_lo[0] && t < own_hi[0]) {  // slab t: p = r + beta p, x += alpha p
         for_slab<N>(t, own_lo, own_hi, [&](const Point<N>& q) {
           T& pq = at(p, q);
-          const T pn = at(r, q) + b_ * pq;
+          const T pn = at(r, q) + b * pq;
           pq = pn;
-          at(x, q) += a_ * pn;
+          at(x, q) += a * pn;
         });
         for_slab_halo<N>(t, own_lo, own_hi, all_lo, all_hi, update_p);
       } else if (t < all_hi[0]) {  // a halo slab: p alone
         for_slab<N>(t, all_lo, all_hi, update_p);
       }
-      const index_t b = t - R;  // r -= alpha A p, r.r
-      if (b >= own_lo[0] && b < own_hi[0])
-        rr += sum_over_slab<T, N>(b, own_lo, own_hi, [&](const Point<N>& q, T& lane) {
-          const T rq = at(r, q) - a_ * Ap.eval(q, none);
+      const index_t r_slab = t - R;  // r -= alpha A p, r.r
+      if (r_slab >= own_lo[0] && r_slab < own_hi[0])
+        rr += sum_over_slab<T, N>(r_slab, own_lo, own_hi, [&](const Point<N>& q, T& lane) {
+          const T rq = at(r, q) - a * Ap.eval(q, none);
           at(r, q) = rq;
           lane += rq * rq;
         });
-      const index_t c = t - 2 * R;  // r.(A r) away from the faces
-      if (c >= in_lo[0] && c < in_hi[0])
-        rw += sum_over_slab<T, N>(c, in_lo, in_hi, [&](const Point<N>& q, T& lane) {
+      const index_t rw_slab = t - 2 * R;  // r.(A r) away from the faces
+      if (rw_slab >= in_lo[0] && rw_slab < in_hi[0])
+        rw += sum_over_slab<T, N>(rw_slab, in_lo, in_hi, [&](const Point<N>& q, T& lane) {
           lane += at(r, q) * Ar.eval(q, none);
         });
     }
