@@ -226,9 +226,8 @@ void cg_single_reduction_start(const Apply& apply, const V& r, V& p, const Scala
 /// The single-reduction iteration as one sweep (cg_sweep.hpp, where cg_sweeps_v holds):
 /// cg_single_reduction_iteration's host scalars, then the sweep and its allreduce.
 template <class Apply, class T, int N>
-auto cg_single_reduction_sweep(const char* api, const Apply& apply, const Array<T, N>& x,
-                               const Array<T, N>& r, const Array<T, N>& p, const Scalar<T>& rw,
-                               const CgScalars<T>& c) {
+auto cg_single_reduction_sweep(const Apply& apply, const Array<T, N>& x, const Array<T, N>& r,
+                               const Array<T, N>& p, const Scalar<T>& rw, const CgScalars<T>& c) {
   return [=]() mutable {  // handles: the copies share the arrays and values
     Scalar<T> rr = c.rr, pAp = c.pAp, pp = c.pp, rq_max = c.rq_max, alpha = c.alpha,
               rr_new = c.rr_new, beta = c.beta, rw_value = rw;
@@ -237,7 +236,7 @@ auto cg_single_reduction_sweep(const char* api, const Apply& apply, const Array<
     rq_max = eval(largest_rayleigh_quotient(rq_max, pAp, pp));
     alpha = eval(step_length(rr, pAp, pp, rq_max));
     T sums[2];
-    cg_sweep(api, apply, x, r, p, alpha.value(), beta.value(), sums);
+    cg_sweep(apply, x, r, p, alpha.value(), beta.value(), sums);
     rr_new = sums[0];
     rw_value = sums[1];
     beta = eval(rr_new / rr);
@@ -372,7 +371,7 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
       Scalar<T> rw("r.w");
       if constexpr (sweeps) {
         cg_single_reduction_start(apply, r, p, rw, c);
-        auto iteration = cg_single_reduction_sweep(api, apply, x, r, p, rw, c);
+        auto iteration = cg_single_reduction_sweep(apply, x, r, p, rw, c);
         return iterate(iteration, nothing);
       } else {
         V s = held[2], w = held[3];

@@ -25,13 +25,14 @@
 #pragma once
 
 #include <algorithm>
-#include <string>
 #include <type_traits>
+#include <vector>
 
 #include <Kokkos_Core.hpp>
 
 #include "kfuse/core/config.hpp"
 #include "kfuse/exec/exchange.hpp"
+#include "kfuse/exec/group.hpp"
 #include "kfuse/exec/kernel.hpp"
 #include "kfuse/program/eager.hpp"
 #include "kfuse/solvers/system.hpp"
@@ -55,8 +56,8 @@ struct is_sweepable_array<Array<T, N>> : std::bool_constant<N == 2 || N == 3> {}
 /// Arrays of rank 2 or 3, an operator that reads nothing but its argument (a stencil),
 /// on a backend that runs a kernel in order.
 template <class Apply, class V>
-inline constexpr bool cg_sweeps_v = runs_in_order && is_sweepable_array<V>::value &&
-                                    reads_only_its_argument_v<Apply, V>;
+inline constexpr bool cg_sweeps_v =
+    runs_in_order&& is_sweepable_array<V>::value&& reads_only_its_argument_v<Apply, V>;
 
 /// The largest offset at which an expression reads an array (0: pointwise).
 template <class E>
@@ -105,8 +106,8 @@ KOKKOS_FORCEINLINE_FUNCTION T sum_over_slab(index_t a, const index_t (&lo)[N],
 
 /// f(point) at every point of slab `a`'s box (lo..hi in the dimensions after the first).
 template <int N, class F>
-KOKKOS_FORCEINLINE_FUNCTION void for_slab(index_t a, const index_t (&lo)[N],
-                                          const index_t (&hi)[N], const F& f) {
+KOKKOS_FORCEINLINE_FUNCTION void for_slab(index_t a, const index_t (&lo)[N], const index_t (&hi)[N],
+                                          const F& f) {
   if constexpr (N == 2) {
     KFUSE_INDEPENDENT_ITERATIONS
     for (index_t k = lo[1]; k < hi[1]; ++k) f(Point<2>{{a, k}});
@@ -145,140 +146,124 @@ KOKKOS_FORCEINLINE_FUNCTION void for_slab_halo(index_t a, const index_t (&lo)[N]
   }
 }
 
+/// An array's element at a point (stored to, or read).
+template <class View, int N>
+auto& cell(const View& v, const Point<N>& q) {
+  if constexpr (N == 2)
+    return v(q.i[0], q.i[1]);
+  else
+    return v(q.i[0], q.i[1], q.i[2]);
+}
+
 /// The sweep's kernel (one call: the slabs in order). `Ap` and `Ar` are the operator's
-/// lowered expressions on p and r; `owned` the owned box, `reach` the stencil's.
+/// lowered expressions on p and r; `owned` the owned box, `interior` the owned box
+/// `reach` cells in from every face.
 template <class T, int N, class ApplyP, class ApplyR>
 struct CgSweep {
   view_t<T, N> x, r, p;
   ApplyP Ap;
   ApplyR Ar;
-  Box<N> owned;
+  Box<N> owned, interior;
   int reach;
   T alpha, beta;
-  T* sums;  // r.r and r.(A r) away from the faces, on the host (the sweep runs there)
+  T* sums;  // r.r, and r.(A r) over the interior, on the host (the sweep runs there)
 
   void operator()(int) const {
     const T a = alpha, b = beta;  // locals: no store through a view reaches them
     const index_t R = reach;
-    index_t all_lo[N], all_hi[N], in_lo[N], in_hi[N], own_lo[N], own_hi[N];
-    for (int d = 0; d < N; ++d) {
-      own_lo[d] = owned.lo[d], own_hi[d] = owned.hi[d];
-      all_lo[d] = own_lo[d] - R, all_hi[d] = own_hi[d] + R;  // p: the halo within reach too
-      in_lo[d] = own_lo[d] + R, in_hi[d] = own_hi[d] - R;    // r.(A r) away from the faces
-    }
+    Box<N> all = owned;  // p: the halo within reach too
+    for (int d = 0; d < N; ++d) all.lo[d] -= R, all.hi[d] += R;
     NoRegisters none;
     T rr = 0, rw = 0;
     // r trails p by R slabs, r.(A r) by 2R. x is updated with p, so that every stream
     // from memory is read in one loop: the loops behind it read what is in cache.
     auto update_p = [&](const Point<N>& q) {
-      T& pq = at(p, q);
-      pq = at(r, q) + b * pq;
+      T& pq = cell(p, q);
+      pq = cell(r, q) + b * pq;
     };
-    for (index_t t = all_lo[0]; t < all_hi[0] + 2 * R; ++t) {
-      if (t >= own_lo[0] && t < own_hi[0]) {  // slab t: p = r + beta p, x += alpha p
-        for_slab<N>(t, own_lo, own_hi, [&](const Point<N>& q) {
-          T& pq = at(p, q);
-          const T pn = at(r, q) + b * pq;
+    for (index_t t = all.lo[0]; t < all.hi[0] + 2 * R; ++t) {
+      if (t >= owned.lo[0] && t < owned.hi[0]) {  // slab t: p = r + beta p, x += alpha p
+        for_slab<N>(t, owned.lo, owned.hi, [&](const Point<N>& q) {
+          T& pq = cell(p, q);
+          const T pn = cell(r, q) + b * pq;
           pq = pn;
-          at(x, q) += a * pn;
+          cell(x, q) += a * pn;
         });
-        for_slab_halo<N>(t, own_lo, own_hi, all_lo, all_hi, update_p);
-      } else if (t < all_hi[0]) {  // a halo slab: p alone
-        for_slab<N>(t, all_lo, all_hi, update_p);
+        for_slab_halo<N>(t, owned.lo, owned.hi, all.lo, all.hi, update_p);
+      } else if (t < all.hi[0]) {  // a halo slab: p alone
+        for_slab<N>(t, all.lo, all.hi, update_p);
       }
       const index_t r_slab = t - R;  // r -= alpha A p, r.r
-      if (r_slab >= own_lo[0] && r_slab < own_hi[0])
-        rr += sum_over_slab<T, N>(r_slab, own_lo, own_hi, [&](const Point<N>& q, T& lane) {
-          const T rq = at(r, q) - a * Ap.eval(q, none);
-          at(r, q) = rq;
+      if (r_slab >= owned.lo[0] && r_slab < owned.hi[0])
+        rr += sum_over_slab<T, N>(r_slab, owned.lo, owned.hi, [&](const Point<N>& q, T& lane) {
+          const T rq = cell(r, q) - a * Ap.eval(q, none);
+          cell(r, q) = rq;
           lane += rq * rq;
         });
-      const index_t rw_slab = t - 2 * R;  // r.(A r) away from the faces
-      if (rw_slab >= in_lo[0] && rw_slab < in_hi[0])
-        rw += sum_over_slab<T, N>(rw_slab, in_lo, in_hi, [&](const Point<N>& q, T& lane) {
-          lane += at(r, q) * Ar.eval(q, none);
-        });
+      const index_t rw_slab = t - 2 * R;  // r.(A r) over the interior
+      if (rw_slab >= interior.lo[0] && rw_slab < interior.hi[0])
+        rw += sum_over_slab<T, N>(
+            rw_slab, interior.lo, interior.hi,
+            [&](const Point<N>& q, T& lane) { lane += cell(r, q) * Ar.eval(q, none); });
     }
     sums[0] = rr;
     sums[1] = rw;
   }
-
-  static T& at(const view_t<T, N>& v, const Point<N>& q) {
-    if constexpr (N == 2)
-      return v(q.i[0], q.i[1]);
-    else
-      return v(q.i[0], q.i[1], q.i[2]);
-  }
 };
 
-/// r.(A r) over the owned cells within `reach` of a face (the sweep's ":boundary" part,
-/// once r's halo is current).
+/// r.(A r) over `faces`, the owned box less the sweep's interior (boundary_slabs), once
+/// r's halo is current: the sweep's ":boundary" part.
 template <class T, int N, class ApplyR>
 struct CgSweepFaces {
   view_t<T, N> r;
   ApplyR Ar;
-  Box<N> owned;
-  int reach;
+  std::vector<Box<N>> faces;
   T* sum;
 
   void operator()(int) const {
     NoRegisters none;
     T total = 0;
-    auto add = [&](const Point<N>& q) {
-      total += CgSweep<T, N, ApplyR, ApplyR>::at(r, q) * Ar.eval(q, none);
-    };
-    auto near_face = [&](int d, index_t i) {
-      return i < owned.lo[d] + reach || i >= owned.hi[d] - reach;
-    };
-    if constexpr (N == 2) {
-      for (index_t i = owned.lo[0]; i < owned.hi[0]; ++i)
-        for (index_t j = owned.lo[1]; j < owned.hi[1]; ++j)
-          if (near_face(0, i) || near_face(1, j)) {
-            add(Point<2>{{i, j}});
-          } else {
-            j = owned.hi[1] - reach - 1;  // on to the far face
-          }
-    } else {
-      for (index_t i = owned.lo[0]; i < owned.hi[0]; ++i)
-        for (index_t j = owned.lo[1]; j < owned.hi[1]; ++j)
-          for (index_t k = owned.lo[2]; k < owned.hi[2]; ++k)
-            if (near_face(0, i) || near_face(1, j) || near_face(2, k)) {
-              add(Point<3>{{i, j, k}});
-            } else {
-              k = owned.hi[2] - reach - 1;
-            }
-    }
+    for (const Box<N>& box : faces)
+      for (index_t a = box.lo[0]; a < box.hi[0]; ++a)
+        total += sum_over_slab<T, N>(a, box.lo, box.hi, [&](const Point<N>& q, T& lane) {
+          lane += cell(r, q) * Ar.eval(q, none);
+        });
     *sum = total;
   }
 };
 
 /// One sweep of the single-reduction iteration on x, r, p with the step `alpha` and
 /// `beta` (see the file's comment): returns r.r and r.(A r) of the new r, summed over
-/// the ranks (one exchange of r's and p's halos, one allreduce). `api` names the solver
-/// in errors.
+/// the ranks (one exchange of r's and p's halos, one allreduce). The operator's arrays
+/// and reach are not checked here: the solve's start (cg_start's r = b - A x, an eager
+/// statement) checked them, collectively, for the same operator on the same grid.
 template <class Apply, class T, int N>
-void cg_sweep(const char* api, const Apply& apply, const Array<T, N>& x, const Array<T, N>& r,
-              const Array<T, N>& p, T alpha, T beta, T (&sums)[2]) {
+void cg_sweep(const Apply& apply, const Array<T, N>& x, const Array<T, N>& r, const Array<T, N>& p,
+              T alpha, T beta, T (&sums)[2]) {
   constexpr int D = domain::grid(N);
   const Grid<N>& grid = x.grid();
-  const auto Ap_expr = as_node(apply(p)), Ar_expr = as_node(apply(r));
-  {  // the halos p's update reads (r's and p's), current; the reach within the halo
+  const auto Ap_expr = as_node(apply(p));
+  const int reach = stencil_reach(Ap_expr);
+  {  // the halos p's update reads, current (stale only before the first sweep)
     HaloRefresh<N> exchange(grid);
-    prepare_leaves<D, decltype(Ap_expr), void>(api, Ap_expr, grid, exchange, nullptr);
     exchange.add(r);
+    exchange.add(p);
     exchange.run();
   }
   const EagerContext<D> ctx{&grid};
   const auto Ap = lower(Ap_expr, ctx);
-  const auto Ar = lower(Ar_expr, ctx);
-  const int reach = stencil_reach(Ap_expr);
+  const auto Ar = lower(as_node(apply(r)), ctx);
+  using ApplyR = std::decay_t<decltype(Ar)>;
   const Box<N> owned = owned_box(grid);
-  using Sweep = CgSweep<T, N, std::decay_t<decltype(Ap)>, std::decay_t<decltype(Ar)>>;
+  FaceMargins<N> margin;
+  for (auto& sides : margin) sides = {reach, reach};
   T interior[2] = {0, 0};
   Kokkos::parallel_for(
       "kfuse:cg[sweep: p = r + beta p, x += alpha p, r -= alpha A p, r.r, r.(A r)]",
       Kokkos::RangePolicy<ExecSpace>(0, 1),
-      Sweep{x.view(), r.view(), p.view(), Ap, Ar, owned, reach, alpha, beta, interior});
+      CgSweep<T, N, std::decay_t<decltype(Ap)>, ApplyR>{x.view(), r.view(), p.view(), Ap, Ar, owned,
+                                                        shrink<N>(owned, margin), reach, alpha,
+                                                        beta, interior});
   x.mark_halo_stale();
   r.mark_halo_stale();
   p.mark_halo_stale();
@@ -292,7 +277,7 @@ void cg_sweep(const char* api, const Apply& apply, const Array<T, N>& x, const A
   Kokkos::parallel_for(
       "kfuse:cg[sweep: p = r + beta p, x += alpha p, r -= alpha A p, r.r, r.(A r)]:boundary",
       Kokkos::RangePolicy<ExecSpace>(0, 1),
-      CgSweepFaces<T, N, std::decay_t<decltype(Ar)>>{r.view(), Ar, owned, reach, &faces});
+      CgSweepFaces<T, N, ApplyR>{r.view(), Ar, boundary_slabs<N>(owned, margin), &faces});
   ExecSpace().fence();
   sums[0] = interior[0];
   sums[1] = interior[1] + faces;
