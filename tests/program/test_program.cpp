@@ -13,6 +13,7 @@
 
 #include <kfuse/kfuse.hpp>
 
+#include "../support/mpi_calls.hpp"
 #include "../support/reference.hpp"
 
 namespace {
@@ -122,7 +123,7 @@ TEST_CASE("Jacobi ping-pong equals the host loop under every policy") {
   SUBCASE("Unfused") { check_ping_pong<kfuse::Unfused>(); }
 }
 
-TEST_CASE("counted kernel launches per run equal kernel_count") {
+TEST_CASE("counted kernel launches and allreduces per run equal kernel_count and allreduce_count") {
   kfuse::Grid<2> grid(kfuse::Comm(), {nx, ny});
   kfuse::Array<double, 2> u(grid, "u"), v(grid, "v");
   init(u);
@@ -141,6 +142,22 @@ TEST_CASE("counted kernel launches per run equal kernel_count") {
   CHECK(count(per) == decltype(per)::kernel_count);
   CHECK(count(unfused) == decltype(unfused)::kernel_count);
   CHECK(decltype(unfused)::kernel_count > decltype(fused)::kernel_count);
+
+  // Allreduces (counted in MPI builds): a run makes allreduce_count of them, a rebind one
+  // more, its checks' agreement (docs/user-guide.md, "Running and rebinding").
+  if (kfuse_test::counts_allreduces()) {
+    auto allreduces = [&](auto&& run) {
+      const std::int64_t before = kfuse_test::allreduce_calls();
+      run();
+      return kfuse_test::allreduce_calls() - before;
+    };
+    static_assert(decltype(fused)::allreduce_count == 1);
+    CHECK(allreduces([&] { fused(); }) == 1);
+    CHECK(allreduces([&] { per(); }) == decltype(per)::allreduce_count);
+    CHECK(allreduces([&] { unfused(); }) == decltype(unfused)::allreduce_count);
+    CHECK(allreduces([&] { fused(v, u, res); }) == 1 + 1);
+    CHECK(allreduces([&] { fused.rebind(u, v, res); }) == 1);
+  }
 
   // Rebinding keeps the memory temporaries (allocated once, at fuse()): a
   // rebound run launches nothing more than a plain run.

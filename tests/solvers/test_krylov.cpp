@@ -15,6 +15,7 @@
 
 #include <kfuse/kfuse.hpp>
 
+#include "../support/mpi_calls.hpp"
 #include "../support/reference.hpp"
 #include "solver_support.hpp"
 
@@ -23,20 +24,40 @@ using kfuse_test::Method;
 using kfuse_test::rhs_of_ones;
 using kfuse_test::solve;
 using Vector = kfuse::Vector<double>;
-/// Kernels per solver iteration: a monitor that reads the kernel counter at
-/// iterations `first` and `last`.
-struct IterationKernels {
+/// Kernels and allreduces per solver iteration: a monitor that reads the kernel counter
+/// and the allreduce count (mpi_calls.hpp) at iterations `first` and `last`. A monitor
+/// costs an allreduce an iteration of its own (SolverOptions::monitor), which
+/// allreduces_per_iteration() leaves out.
+struct IterationCounts {
   const kfuse::KernelCounter& counter;
   int first, last;
-  std::int64_t at_first = 0, at_last = 0;
+  std::int64_t kernels_at_first = 0, kernels_at_last = 0;
+  std::int64_t allreduces_at_first = 0, allreduces_at_last = 0;
   std::function<void(int, double)> monitor() {
     return [this](int it, double) {
-      if (it == first) at_first = counter.compute_kernels();
-      if (it == last) at_last = counter.compute_kernels();
+      if (it == first) {
+        kernels_at_first = counter.compute_kernels();
+        allreduces_at_first = kfuse_test::allreduce_calls();
+      }
+      if (it == last) {
+        kernels_at_last = counter.compute_kernels();
+        allreduces_at_last = kfuse_test::allreduce_calls();
+      }
     };
   }
-  std::int64_t per_iteration() const { return (at_last - at_first) / (last - first); }
+  std::int64_t kernels_per_iteration() const {
+    return (kernels_at_last - kernels_at_first) / (last - first);
+  }
+  /// -1 where nothing is counted (no MPI): compare with expected_allreduces(n).
+  std::int64_t allreduces_per_iteration() const {
+    if (!kfuse_test::counts_allreduces()) return -1;
+    return (allreduces_at_last - allreduces_at_first) / (last - first) - 1;
+  }
 };
+/// n, or -1 where nothing is counted (as IterationCounts::allreduces_per_iteration()).
+std::int64_t expected_allreduces(std::int64_t n) {
+  return kfuse_test::counts_allreduces() ? n : -1;
+}
 }  // namespace
 
 TEST_CASE("a user's callable preconditioner works in every solver") {
@@ -224,12 +245,13 @@ void check_single_reduction_sweep(const kfuse::Grid<N>& grid, const Op& op) {
   fixed.atol = 0;
   fixed.cg_single_reduction = true;
   kfuse::KernelCounter counter;
-  IterationKernels kernels{counter, 2, iterations};
+  IterationCounts kernels{counter, 2, iterations};
   fixed.monitor = kernels.monitor();
   x = x0;
   const auto swept = kfuse::cg_matfree(op, x, b, fixed);
   CHECK(swept.iterations == iterations);
-  CHECK(kernels.per_iteration() == (detail::cg_sweeps_v<Op, Array> ? 1 : 2));
+  CHECK(kernels.kernels_per_iteration() == (detail::cg_sweeps_v<Op, Array> ? 1 : 2));
+  CHECK(kernels.allreduces_per_iteration() == expected_allreduces(1));
 
   Array r(grid, "r"), p(grid, "p"), s(grid, "s"), w(grid, "w");
   detail::CgScalars<double> c;
@@ -400,28 +422,33 @@ TEST_CASE("a SolverWorkspace: per rank, replaced for another space, not shared b
   CHECK(workspace.size() == 0);
 }
 
-TEST_CASE("kernels per iteration: Jacobi stays fused, an operator M adds its own (counted)") {
+TEST_CASE("kernels and allreduces per iteration: Jacobi stays fused, an operator M adds its own (counted)") {
   kfuse::Comm comm;
   const auto A = kfuse::poisson2d<double>(comm, 20, 20);
   const auto b = rhs_of_ones(A);
   kfuse::KernelCounter counter;
   kfuse::SolverOptions options{1e-30, 10};  // exactly 10 iterations
-  IterationKernels kernels{counter, 1, 10};
+  IterationCounts kernels{counter, 1, 10};
   options.monitor = kernels.monitor();
-  auto per_iteration = [&] { return kernels.per_iteration(); };
+  auto per_iteration = [&] { return kernels.kernels_per_iteration(); };
+  auto allreduces = [&] { return kernels.allreduces_per_iteration(); };
   Vector x(A.domain(), "x");
   CHECK(kfuse::cg(A, x, b, options, kfuse::pc::jacobi(A)).iterations == 10);
   CHECK(per_iteration() == 3);
+  CHECK(allreduces() == expected_allreduces(2));
   x.fill(0.0);
   CHECK(kfuse::bicgstab(A, x, b, options, kfuse::pc::jacobi(A)).iterations == 10);
   CHECK(per_iteration() == 5);
+  CHECK(allreduces() == expected_allreduces(3));
   x.fill(0.0);
   const auto ilu = kfuse::pc::bjacobi_ilu0(A);
   CHECK(kfuse::cg(A, x, b, options, ilu).iterations == 10);
   CHECK(per_iteration() == 4);  // + the triangular solves (Kokkos Kernels' labels)
+  CHECK(allreduces() == expected_allreduces(3));
   x.fill(0.0);
   CHECK(kfuse::gmres(A, x, b, options, kfuse::pc::jacobi(A)).iterations == 10);
   CHECK(per_iteration() == 2);  // orthogonalize, normalize (+ SpMV and gemv of Kokkos Kernels)
+  CHECK(allreduces() == expected_allreduces(2));
 }
 
 TEST_CASE("breakdowns leave x finite and name their rule") {
@@ -609,10 +636,11 @@ TEST_CASE("pc::chebyshev is PETSc's Chebyshev polynomial in D^-1 A, one kernel p
   Vector x(A.domain(), "x");
   kfuse::KernelCounter counter;
   kfuse::SolverOptions options{1e-30, 6};  // exactly 6 iterations
-  IterationKernels kernels{counter, 1, 6};
+  IterationCounts kernels{counter, 1, 6};
   options.monitor = kernels.monitor();
   CHECK(kfuse::cg(A, x, b, options, M).iterations == 6);
-  CHECK(kernels.per_iteration() == 4 + 3);
+  CHECK(kernels.kernels_per_iteration() == 4 + 3);
+  CHECK(kernels.allreduces_per_iteration() == expected_allreduces(3));  // Chebyshev: none
   const auto solved = kfuse::cg(A, x, b, {}, M);  // from where it stopped
   CHECK(solved.converged);
   CHECK(kfuse_test::true_residual(A, x, b) <= 1e-7 * kfuse::eval(kfuse::norm2(b)));
