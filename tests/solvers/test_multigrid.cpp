@@ -14,6 +14,7 @@
 
 #include <kfuse/kfuse.hpp>
 
+#include "../support/mpi_calls.hpp"
 #include "../support/reference.hpp"
 #include "solver_support.hpp"
 
@@ -310,18 +311,25 @@ TEST_CASE("cg fuses pc::multigrid's first sweep and r.z into its own kernels") {
     kfuse::SolverOptions fixed;
     fixed.rtol = 0;
     fixed.max_it = 4;
-    auto kernels_of = [&](int iterations) {
+    struct Counts {
+      std::int64_t kernels, allreduces;
+    };
+    auto counts_of = [&](int iterations) {
       fixed.max_it = iterations;
       x.fill(0.0);
       kfuse::KernelCounter counter;
+      const std::int64_t allreduces = kfuse_test::allreduce_calls();
       kfuse::cg(A, x, b, fixed, M);
-      return counter.compute_kernels();
+      return Counts{counter.compute_kernels(), kfuse_test::allreduce_calls() - allreduces};
     };
-    const auto per_iteration = kernels_of(4) - kernels_of(3);
+    const Counts three = counts_of(3), four = counts_of(4);
+    const auto per_iteration = four.kernels - three.kernels;
     if (o.coarse == kfuse::pc::CoarseSolve::smoother)
       CHECK(per_iteration == 3 + M.kernels_per_cycle() - 1);
     else
       CHECK(per_iteration >= 3 + M.kernels_per_cycle() - 1);
+    // CG with an operator M: 3 allreduces an iteration; the V-cycle makes none.
+    if (kfuse_test::counts_allreduces()) CHECK(four.allreduces - three.allreduces == 3);
   }
 }
 
