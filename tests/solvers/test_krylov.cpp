@@ -15,49 +15,16 @@
 
 #include <kfuse/kfuse.hpp>
 
-#include "../support/mpi_calls.hpp"
 #include "../support/reference.hpp"
 #include "solver_support.hpp"
 
 namespace {
+using kfuse_test::expected_allreduces;
+using kfuse_test::IterationCounts;
 using kfuse_test::Method;
 using kfuse_test::rhs_of_ones;
 using kfuse_test::solve;
 using Vector = kfuse::Vector<double>;
-/// Kernels and allreduces per solver iteration: a monitor that reads the kernel counter
-/// and the allreduce count (mpi_calls.hpp) at iterations `first` and `last`. A monitor
-/// costs an allreduce an iteration of its own (SolverOptions::monitor), which
-/// allreduces_per_iteration() leaves out.
-struct IterationCounts {
-  const kfuse::KernelCounter& counter;
-  int first, last;
-  std::int64_t kernels_at_first = 0, kernels_at_last = 0;
-  std::int64_t allreduces_at_first = 0, allreduces_at_last = 0;
-  std::function<void(int, double)> monitor() {
-    return [this](int it, double) {
-      if (it == first) {
-        kernels_at_first = counter.compute_kernels();
-        allreduces_at_first = kfuse_test::allreduce_calls();
-      }
-      if (it == last) {
-        kernels_at_last = counter.compute_kernels();
-        allreduces_at_last = kfuse_test::allreduce_calls();
-      }
-    };
-  }
-  // Means over the iterations, not rounded: one iteration's extra launch or allreduce
-  // shows as a fraction.
-  double kernels_per_iteration() const {
-    return double(kernels_at_last - kernels_at_first) / (last - first);
-  }
-  /// -1 where nothing is counted (no MPI): compare with expected_allreduces(n).
-  double allreduces_per_iteration() const {
-    if (!kfuse_test::counts_allreduces()) return -1;
-    return double(allreduces_at_last - allreduces_at_first) / (last - first) - 1;
-  }
-};
-/// n, or -1 where nothing is counted (as IterationCounts::allreduces_per_iteration()).
-double expected_allreduces(int n) { return kfuse_test::counts_allreduces() ? n : -1; }
 }  // namespace
 
 TEST_CASE("a user's callable preconditioner works in every solver") {

@@ -13,7 +13,6 @@
 
 #include <kfuse/kfuse.hpp>
 
-#include "../support/mpi_calls.hpp"
 #include "../support/reference.hpp"
 #include "petsc_support.hpp"
 
@@ -201,28 +200,17 @@ TEST_CASE("a CG iteration is 3 kernels and 2 allreduces; BiCGSTAB 5 and 3 (count
   kfuse::Vector<double> x(A.domain(), "x");
   kfuse::KernelCounter counter;
   kfuse::SolverOptions options{1e-30, 10};  // exactly 10 iterations
-  std::int64_t at_first = 0, at_last = 0;   // kernels counted when iterations 1 and 10 end
-  std::int64_t allreduces_at_first = 0, allreduces_at_last = 0;  // MPI_Allreduce calls
-  options.monitor = [&](int it, double) {
-    if (it == 1) {
-      at_first = counter.compute_kernels();
-      allreduces_at_first = kfuse_test::allreduce_calls();
-    }
-    if (it == 10) {
-      at_last = counter.compute_kernels();
-      allreduces_at_last = kfuse_test::allreduce_calls();
-    }
-  };
-  // Each iteration also agrees on the monitor's outcome: one allreduce more.
+  kfuse_test::IterationCounts counts{counter, 1, 10};
+  options.monitor = counts.monitor();
   auto r = kfuse::cg(A, x, b, options);
   CHECK(r.iterations == 10);
-  CHECK(at_last - at_first == 3 * 9);
-  CHECK(allreduces_at_last - allreduces_at_first == (2 + 1) * 9);
+  CHECK(counts.kernels_per_iteration() == 3);
+  CHECK(counts.allreduces_per_iteration() == kfuse_test::expected_allreduces(2));
   x.fill(0.0);
   r = kfuse::bicgstab(A, x, b, options);
   CHECK(r.iterations == 10);
-  CHECK(at_last - at_first == 5 * 9);
-  CHECK(allreduces_at_last - allreduces_at_first == (3 + 1) * 9);
+  CHECK(counts.kernels_per_iteration() == 5);
+  CHECK(counts.allreduces_per_iteration() == kfuse_test::expected_allreduces(3));
 }
 
 /// The 5-point Laplacian on a 2-D Array (poisson2d's matrix as a stencil).

@@ -56,8 +56,8 @@ struct is_sweepable_array<Array<T, N>> : std::bool_constant<N == 2 || N == 3> {}
 /// Arrays of rank 2 or 3, an operator that reads nothing but its argument (a stencil),
 /// on a backend that runs a kernel in order.
 template <class Apply, class V>
-inline constexpr bool cg_sweeps_v =
-    runs_in_order&& is_sweepable_array<V>::value&& reads_only_its_argument_v<Apply, V>;
+inline constexpr bool cg_sweeps_v = (runs_in_order && is_sweepable_array<V>::value &&
+                                     reads_only_its_argument_v<Apply, V>);
 
 /// The largest offset at which an expression reads an array (0: pointwise).
 template <class E>
