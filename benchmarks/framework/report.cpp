@@ -219,6 +219,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const Opt
     j["time_per_iter_s"] = r.time_per_iter_s;
     j["time_min_s"] = r.time_min_s;
     j["time_max_s"] = r.time_max_s;
+    j["times_s"] = r.times_s;
     j["kernels_per_iter"] = r.kernels_per_iter;
     j["kernels_declared"] = r.declared.kernels;
     j["halo_kernels_per_iter"] = r.halo_kernels_per_iter;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <regex>
 #include <sstream>
 
@@ -143,6 +144,30 @@ void release_freed_memory() {
   malloc_trim(0);
 #endif
 }
+
+/// Memory held through one placement, taken before its variants are made: a pseudo-random
+/// whole number of 2 MiB pages, 1 to 32 (each rank its own), written so that the system backs
+/// it. The system hands freed pages out again in about the order they came back, so variants
+/// made again on memory given back landed where the previous set had been: without the shift,
+/// a process's per-round ratios stayed on one side of 1 through all its placements
+/// (docs/benchmarks.md, "Placements"). None where the memory left is short (the variants come
+/// first) or where the variants' arrays are not in host memory.
+class PageShift {
+ public:
+  void next(std::uint64_t available) {
+    held_ = std::vector<char>();  // given back first: each shift is drawn on the same memory
+    if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, detail::MemSpace>::accessible)
+      return;
+    constexpr std::size_t page = std::size_t{2} << 20;
+    const std::size_t wanted = (std::size_t(draw_() % 32) + 1) * page;
+    if (wanted * 16 > available) return;
+    held_.assign(wanted, 1);
+  }
+
+ private:
+  std::minstd_rand draw_{std::random_device{}()};
+  std::vector<char> held_;
+};
 
 /// Bytes this process holds from the heap (glibc's mallinfo2: in use, mapped
 /// chunks included), else its resident memory (/proc/self/statm): a workload's
@@ -343,13 +368,16 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     // slower than in other positions (cfd, whose arrays stay in cache), so no variant
     // may always take that place. The rounds are shared out among the placements: before
     // each share but the first, the variants are made again on memory given back to the
-    // system, the next one first, so that no variant keeps the pages it started on.
+    // system, the next one first and behind a PageShift, so that no variant keeps the pages
+    // it started on.
     std::vector<std::vector<double>> times(n);
     std::vector<double> triads;
     const int placements = local.empty() ? 1 : local.front().placements;
+    PageShift shift;
     for (int placement = 0, r = 0; placement < placements; ++placement) {
       if (placement > 0) {
         drop();
+        shift.next(detail::available_host_bytes());
         progress(comm, "[kfuse-bench] %s: placement %s, its variants made again\n", workload.name,
                  std::to_string(placement + 1) + "/" + std::to_string(placements));
         build_and_count(workload, options, setup, std::size_t(placement) % n, node_share, stream,
@@ -405,6 +433,8 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     };
     for (std::size_t v = 0; v < n; ++v) {
       Row& row = local[v];
+      row.times_s = times[v];
+      row.times_s = times[v];
       row.time_per_iter_s = median(times[v]);
       row.time_min_s = *std::min_element(times[v].begin(), times[v].end());
       row.time_max_s = *std::max_element(times[v].begin(), times[v].end());

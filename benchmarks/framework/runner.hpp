@@ -26,11 +26,11 @@ struct Options {
   std::vector<std::string> variants;   ///< same for variants; `kokkos` always runs (reference)
   std::int64_t size = 0;               ///< 0: each workload's default
   int iterations = 0;                  ///< 0: each workload's default
-  int repetitions = 10;
+  int repetitions = 20;
   /// Times a workload's variants are set up anew on fresh memory, the repetitions shared out
-  /// among them (at most one each): the same loop runs up to 10% faster or slower on one
+  /// among them (at most one each): the same loop runs up to 20% faster or slower on one
   /// set of pages than on another (docs/benchmarks.md, "Placements")
-  int placements = 3;
+  int placements = 10;
   int nit = 50;
   std::int64_t cache_bytes = 0;      ///< --cache-size; 0: read or measured (last_level_cache)
   std::int64_t stream_elements = 0;  ///< per rank; 0: beyond the cache (stream.hpp)
@@ -57,6 +57,7 @@ struct Row {
   int ranks = 1, iterations = 0, repetitions = 0, placements = 1, nit = 0;
   std::int64_t size_knob = 0;
   double time_per_iter_s = 0, time_min_s = 0, time_max_s = 0;
+  std::vector<double> times_s;  ///< the slowest rank's time per iteration, repetition by repetition
   double kernels_per_iter = 0;   ///< counted compute kernels
   double halo_kernels_per_iter = 0;  ///< counted pack/unpack kernels
   double allreduces_per_iter = 0;    ///< counted (MPI builds) or declared
