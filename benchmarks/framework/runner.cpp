@@ -149,7 +149,7 @@ void release_freed_memory() {
 /// whole number of 2 MiB pages, 1 to 32 (each rank its own), written so that the system backs
 /// it. The system hands freed pages out again in about the order they came back, so variants
 /// made again on memory given back landed where the previous set had been: without the shift,
-/// a process's per-round ratios stayed on one side of 1 through all its placements
+/// a process's per-round ratios mostly stayed on one side of 1 through all its placements
 /// (docs/benchmarks.md, "Placements"). None where the memory left is short (the variants come
 /// first) or where the variants' arrays are not in host memory.
 class PageShift {
