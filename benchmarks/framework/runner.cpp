@@ -434,7 +434,6 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     for (std::size_t v = 0; v < n; ++v) {
       Row& row = local[v];
       row.times_s = times[v];
-      row.times_s = times[v];
       row.time_per_iter_s = median(times[v]);
       row.time_min_s = *std::min_element(times[v].begin(), times[v].end());
       row.time_max_s = *std::max_element(times[v].begin(), times[v].end());
