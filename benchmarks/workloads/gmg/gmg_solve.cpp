@@ -1,6 +1,8 @@
 // gmg_solve (gmg.hpp): time to solution. fused is the shipped kfuse::cg with
 // pc::multigrid (gmg's hierarchy and cycle) from x = 0 to gmg_rtol, one whole
-// solve per repetition (the runner's "per iteration" figures are per solve);
+// solve per repetition (the runner's "per iteration" figures are per solve),
+// its work vectors kept between solves in a SolverWorkspace as the
+// hand-written code keeps its own;
 // fused_chebyshev the same with kfuse's stronger cycle (gmg_chebyshev_options).
 #include <memory>
 #include <string>
@@ -22,7 +24,9 @@ class SolveCgMultigrid final : public Variant {
         name_(std::move(name)) {}
   void reset() override { x_.fill(0.0); }
   void step() override {
-    const SolveResult result = kfuse::cg(problem_.A, x_, problem_.b, gmg_solve_options(), M_);
+    SolverOptions options = gmg_solve_options();
+    options.workspace = &workspace_;
+    const SolveResult result = kfuse::cg(problem_.A, x_, problem_.b, options, M_);
     if (!result.converged)
       throw Error("kfuse-bench: gmg_solve/" + name_ + ": kfuse::cg stopped after " +
                   std::to_string(result.iterations) + " iterations (" + result.reason + ")");
@@ -40,6 +44,7 @@ class SolveCgMultigrid final : public Variant {
   Vec x_;
   double b_norm_;
   std::string name_;
+  SolverWorkspace workspace_;
   int iterations_ = 0;
 };
 
