@@ -224,7 +224,7 @@ void check_single_reduction_sweep(const kfuse::Grid<N>& grid, const Op& op) {
   detail::CgScalars<double> c;
   kfuse::Scalar<double> rw("r.w");
   x_model = x0;
-  detail::cg_start(op, x_model, b, r, c);
+  detail::cg_start(op, x_model, b, r, p, c);
   detail::cg_single_reduction_start(op, r, p, rw, c, s, w);
   auto iteration = detail::cg_single_reduction_iteration(op, x_model, r, p, s, w, rw, c);
   for (int it = 0; it < iterations; ++it) iteration();

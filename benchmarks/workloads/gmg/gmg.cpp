@@ -66,7 +66,7 @@ class PcgSteps final : public Variant {
   }
   void step() override {
     if (steps_++ % iterations_ == 0) {  // the solve's start, as kfuse::cg does it
-      kfuse::detail::cg_start(problem_.op(), x_, problem_.b, r_, c_);
+      kfuse::detail::cg_start(problem_.op(), x_, problem_.b, r_, p_, c_);
       M_.apply(r_, z_);
       rz_ = eval(dot(r_, z_));
       p_ = z_;

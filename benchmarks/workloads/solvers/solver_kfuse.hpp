@@ -132,9 +132,7 @@ class CgSteps final : public Variant {
   }
   void step() override {
     if (steps_++ == 0) {  // the solve's start, as kfuse::cg does it
-      kfuse::detail::cg_start(problem_.op(), x_, problem_.b, r_, s_);
-      b_norm_ = eval(norm2(problem_.b));
-      p_ = r_;
+      b_norm_ = kfuse::detail::cg_start(problem_.op(), x_, problem_.b, r_, p_, s_);
     }
     iteration_();
   }
@@ -234,8 +232,7 @@ class BicgstabSteps final : public Variant {
   }
   void step() override {
     if (steps_++ == 0) {  // the solve's start, as kfuse::bicgstab does it
-      kfuse::detail::bicgstab_start(problem_.op(), x_, problem_.b, r_, r_hat_, c_);
-      b_norm_ = eval(norm2(problem_.b));
+      b_norm_ = kfuse::detail::bicgstab_start(problem_.op(), x_, problem_.b, r_, r_hat_, p_, v_, c_);
     }
     iteration_();
   }

@@ -40,17 +40,27 @@ struct BicgstabScalars {
       ts{"ts"}, tt{"tt"}, rr{"rr"};
 };
 
-/// The start of a BiCGSTAB solve: r = b - A x, r_hat = r, the scalars'
-/// first values (with p = v = 0, the first p is r).
+/// The start (or a restart) of a BiCGSTAB solve as one program of one kernel
+/// and one allreduce, as an expert writes it: r = b - A x, r_hat = r, p = v =
+/// 0 (work vectors may hold a previous solve's values; with them 0 the first
+/// p is r), rr = r.r and bb = b.b; then the scalars' first values. Returns
+/// ||b||.
 template <class Apply, class V, class T>
-void bicgstab_start(const Apply& apply, const V& x, const V& b, V& r, V& r_hat,
-                    const BicgstabScalars<T>& c) {
-  r = b - apply(x);
-  r_hat = r;
+double bicgstab_start(const Apply& apply, const V& x, const V& b, const V& r, const V& r_hat,
+                      const V& p, const V& v, const BicgstabScalars<T>& c) {
+  Scalar<T> bb("b.b");
+  auto start = fuse(x, b, r, r_hat, p, v, c.rr, bb,
+                    [apply](auto x, auto b, auto r, auto r_hat, auto p, auto v, auto rr, auto bb) {
+                      return seq(assign(r, b - apply(x)), assign(r_hat, r), assign(p, T(0)),
+                                 assign(v, T(0)), reduce(rr, dot(r, r)), reduce(bb, dot(b, b)));
+                    });
+  static_assert(decltype(start)::kernel_count == 1 && decltype(start)::allreduce_count == 1,
+                "kfuse::bicgstab: a solve's start must fuse into one kernel and one allreduce");
+  start();
   BicgstabScalars<T> s = c;  // handles: share the values
-  s.rr = eval(dot(r, r));
-  s.rho = s.rr.value();  // r.r_hat, the same sum
+  s.rho = s.rr.value();      // r.r_hat, the same sum
   s.rho_old = T(1), s.alpha = T(1), s.omega = T(1);
+  return std::sqrt(double(bb.value()));
 }
 
 /// BiCGSTAB's alpha = rho / d, or 0 on a breakdown: d = v.r_hat exactly 0
@@ -146,10 +156,8 @@ SolveResult stabilized_bicg(const char* api, const Apply& apply, V& x, const V& 
   BicgstabScalars<T> c;  // handles: the copies below share their values
   Scalar<T> rho = c.rho, alpha = c.alpha, omega = c.omega, d = c.d, rr = c.rr;
 
-  p.fill(T(0));  // work vectors may hold a previous solve's values
-  v.fill(T(0));
-  bicgstab_start(apply, x, b, r, r_hat, c);
-  Convergence convergence(api, space.base_comm(), options, double(eval(norm2(b))));
+  const double b_norm = bicgstab_start(apply, x, b, r, r_hat, p, v, c);
+  Convergence convergence(api, space.base_comm(), options, b_norm);
   SolveResult result;
   if (convergence.done(0, std::sqrt(double(rr.value())), result))
     return convergence.finish(result);
@@ -162,9 +170,7 @@ SolveResult stabilized_bicg(const char* api, const Apply& apply, V& x, const V& 
   // start is one) stops.
   int restarted_at = 0;
   auto restart = [&](int it) {
-    p.fill(T(0));
-    v.fill(T(0));
-    bicgstab_start(apply, x, b, r, r_hat, c);
+    bicgstab_start(apply, x, b, r, r_hat, p, v, c);
     restarted_at = it;
   };
   auto iterate = [&](auto&& iteration) {

@@ -95,15 +95,28 @@ struct CgScalars {
       beta{"beta"};
 };
 
-/// The start of a CG solve: r = b - A x, rr = r.r, pp = rr (the first p is
-/// r), no Rayleigh quotient yet.
+/// The start of a CG solve as one program of one kernel and one allreduce,
+/// as an expert writes it: r = b - A x, p = r (the first direction without
+/// a preconditioner; the others overwrite it), rr = r.r and bb = b.b (for
+/// the tolerance's ||b||); then pp = rr and no Rayleigh quotient yet.
+/// Returns ||b||. One program for every preconditioner: each costs a
+/// solver file about a second of compile time.
 template <class Apply, class V, class T>
-void cg_start(const Apply& apply, const V& x, const V& b, V& r, const CgScalars<T>& c) {
-  r = b - apply(x);
+double cg_start(const Apply& apply, const V& x, const V& b, const V& r, const V& p,
+                const CgScalars<T>& c) {
+  Scalar<T> bb("b.b");
+  auto start =
+      fuse(x, b, r, p, c.rr, bb, [apply](auto x, auto b, auto r, auto p, auto rr, auto bb) {
+        return seq(assign(r, b - apply(x)), assign(p, r), reduce(rr, dot(r, r)),
+                   reduce(bb, dot(b, b)));
+      });
+  static_assert(decltype(start)::kernel_count == 1 && decltype(start)::allreduce_count == 1,
+                "kfuse::cg: a solve's start must fuse into one kernel and one allreduce");
+  start();
   Scalar<T> rr = c.rr, pp = c.pp, rq_max = c.rq_max;  // handles: share the values
-  rr = eval(dot(r, r));
   pp = rr.value();
   rq_max = T(0);
+  return std::sqrt(double(bb.value()));
 }
 
 /// A product as a program reads it: the vector that stores it when there is
@@ -335,8 +348,8 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
   Scalar<T> rr = c.rr, pAp = c.pAp, pp = c.pp, rq_max = c.rq_max, alpha = c.alpha, beta = c.beta,
             rz("rz"), rz_new("rz'");
 
-  cg_start(apply, x, b, r, c);
-  Convergence convergence(api, space.base_comm(), options, double(eval(norm2(b))));
+  const double b_norm = cg_start(apply, x, b, r, p, c);
+  Convergence convergence(api, space.base_comm(), options, b_norm);
   SolveResult result;
   if (convergence.done(0, std::sqrt(double(rr.value())), result)) return convergence.finish(result);
 
@@ -384,7 +397,6 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
         return iterate(iteration, nothing);
       }
     }
-    p = r;
     auto iteration = with_stored_Ap<applies_twice>(
         held, [&](const auto&... Ap) { return cg_iteration(apply, x, r, p, c, Ap...); });
     static_assert(
