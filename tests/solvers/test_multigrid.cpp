@@ -311,25 +311,18 @@ TEST_CASE("cg fuses pc::multigrid's first sweep and r.z into its own kernels") {
     kfuse::SolverOptions fixed;
     fixed.rtol = 0;
     fixed.max_it = 4;
-    struct Counts {
-      std::int64_t kernels, allreduces;
-    };
-    auto counts_of = [&](int iterations) {
-      fixed.max_it = iterations;
-      x.fill(0.0);
-      kfuse::KernelCounter counter;
-      const std::int64_t allreduces = kfuse_test::allreduce_calls();
-      kfuse::cg(A, x, b, fixed, M);
-      return Counts{counter.compute_kernels(), kfuse_test::allreduce_calls() - allreduces};
-    };
-    const Counts three = counts_of(3), four = counts_of(4);
-    const auto per_iteration = four.kernels - three.kernels;
+    kfuse::KernelCounter counter;
+    kfuse_test::IterationCounts counts{counter, 2, 4};
+    fixed.monitor = counts.monitor();
+    x.fill(0.0);
+    kfuse::cg(A, x, b, fixed, M);
+    const double per_iteration = counts.kernels_per_iteration();
     if (o.coarse == kfuse::pc::CoarseSolve::smoother)
       CHECK(per_iteration == 3 + M.kernels_per_cycle() - 1);
     else
       CHECK(per_iteration >= 3 + M.kernels_per_cycle() - 1);
     // CG with an operator M: 3 allreduces an iteration; the V-cycle makes none.
-    if (kfuse_test::counts_allreduces()) CHECK(four.allreduces - three.allreduces == 3);
+    CHECK(counts.allreduces_per_iteration() == kfuse_test::expected_allreduces(3));
   }
 }
 

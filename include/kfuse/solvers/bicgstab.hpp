@@ -1,6 +1,9 @@
 // kfuse::bicgstab: van der Vorst's BiCGSTAB as PETSc's KSPBCGS runs it
 // (r_hat = r_0, the same recurrences and breakdown tests; an exact-zero
-// breakdown restarts once instead of stopping), written with kfuse::fuse. One iteration is one program of 5 kernels and 3 allreduces:
+// breakdown restarts once instead of stopping), written with kfuse::fuse. A
+// solve (or a restart) starts with one kernel and one allreduce
+// (bicgstab_start: r = b - A x, r_hat = r, p = v = 0, r.r, b.b); one
+// iteration is one program of 5 kernels and 3 allreduces:
 //   host:     beta = (rho / rho_old) (alpha / omega)
 //   kernel 1: p = r + beta (p - omega v)
 //   kernel 2: v = A p, d = v.r_hat                      (import overlapped)

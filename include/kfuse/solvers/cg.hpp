@@ -1,6 +1,7 @@
 // kfuse::cg and kfuse::cg_matfree: the conjugate gradient method, written
-// with kfuse::fuse as a user would. One iteration is one program of 3 kernels
-// and 2 allreduces (static_assert below):
+// with kfuse::fuse as a user would. A solve starts with one kernel and one
+// allreduce (cg_start: r = b - A x, p = r, r.r, b.b); one iteration is one
+// program of 3 kernels and 2 allreduces (static_assert below):
 //   kernel 1: Ap = A p, pAp = p.Ap                      (ghost import / halo overlapped)
 //   host:     alpha = rr / pAp (0 on a breakdown: x and r stay as they were)
 //   kernel 2: r -= alpha Ap, rr' = r.r
