@@ -232,7 +232,8 @@ class BicgstabSteps final : public Variant {
   }
   void step() override {
     if (steps_++ == 0) {  // the solve's start, as kfuse::bicgstab does it
-      b_norm_ = kfuse::detail::bicgstab_start(problem_.op(), x_, problem_.b, r_, r_hat_, p_, v_, c_);
+      b_norm_ =
+          kfuse::detail::bicgstab_start(problem_.op(), x_, problem_.b, r_, r_hat_, p_, v_, c_);
     }
     iteration_();
   }
