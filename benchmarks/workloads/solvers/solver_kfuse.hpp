@@ -132,7 +132,7 @@ class CgSteps final : public Variant {
   }
   void step() override {
     if (steps_++ == 0) {  // the solve's start, as kfuse::cg does it
-      b_norm_ = kfuse::detail::cg_start(problem_.op(), x_, problem_.b, r_, p_, s_);
+      kfuse::detail::cg_start(problem_.op(), x_, problem_.b, r_, p_, s_);
     }
     iteration_();
   }
@@ -156,7 +156,6 @@ class CgSteps final : public Variant {
   StoredAp<Problem> Ap_;
   CgScalars s_;
   Program iteration_;
-  double b_norm_ = 0;
   int steps_ = 0;
 };
 
@@ -232,8 +231,7 @@ class BicgstabSteps final : public Variant {
   }
   void step() override {
     if (steps_++ == 0) {  // the solve's start, as kfuse::bicgstab does it
-      b_norm_ =
-          kfuse::detail::bicgstab_start(problem_.op(), x_, problem_.b, r_, r_hat_, p_, v_, c_);
+      kfuse::detail::bicgstab_start(problem_.op(), x_, problem_.b, r_, r_hat_, p_, v_, c_);
     }
     iteration_();
   }
@@ -251,7 +249,6 @@ class BicgstabSteps final : public Variant {
   V x_, r_, r_hat_, p_, v_, s_, t_;
   BicgstabScalars c_;
   Program iteration_;
-  double b_norm_ = 0;
   int steps_ = 0;
 };
 
