@@ -154,13 +154,13 @@ void release_freed_memory() {
 /// first) or where the variants' arrays are not in host memory.
 class PageShift {
  public:
-  void next(std::uint64_t available) {
+  void next() {
     held_ = std::vector<char>();  // given back first: each shift is drawn on the same memory
     if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, detail::MemSpace>::accessible)
       return;
     constexpr std::size_t page = std::size_t{2} << 20;
     const std::size_t wanted = (std::size_t(draw_() % 32) + 1) * page;
-    if (wanted * 16 > available) return;
+    if (wanted * 16 > detail::available_host_bytes()) return;
     held_.assign(wanted, 1);
   }
 
@@ -377,7 +377,7 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     for (int placement = 0, r = 0; placement < placements; ++placement) {
       if (placement > 0) {
         drop();
-        shift.next(detail::available_host_bytes());
+        shift.next();
         progress(comm, "[kfuse-bench] %s: placement %s, its variants made again\n", workload.name,
                  std::to_string(placement + 1) + "/" + std::to_string(placements));
         build_and_count(workload, options, setup, std::size_t(placement) % n, node_share, stream,
