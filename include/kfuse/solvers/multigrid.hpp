@@ -28,7 +28,9 @@
 //   x = w D^-1 b                                       (finest only: coarser
 //   x' = x + w D^-1 (b - A x)    (sweeps - 1 times)     levels get it fused
 //   t = b - A x                                          into the restriction)
-//   b_c = R t,  x_c = w_c D_c^-1 b_c                   (the next level's first step)
+//   b_c = R t,  x_c = w_c D_c^-1 b_c                   (the next level's first step;
+//                                                        b_c unstored on a coarsest
+//                                                        level of one sweep: unread)
 //   ... the next level ...
 //   x += P x_c
 //   x' = x + w D^-1 (b - A x)    (sweeps times)
@@ -400,6 +402,19 @@ auto mg_restrict(const CsrMatrix<T>& A, const CsrMatrix<T>& R, const Vector<T>& 
                       });
 }
 
+/// t = b - A x; x_c = w_c D_c^-1 (R t): into a coarsest level of one smoother
+/// iteration, whose b_c nothing else reads (an expert does not store it).
+template <class Policy = Fused, class T>
+auto mg_restrict_one_sweep(const CsrMatrix<T>& A, const CsrMatrix<T>& R, const Vector<T>& x,
+                           const Vector<T>& b, const Vector<T>& xc, const Vector<T>& dinvc,
+                           const Scalar<T>& wc) {
+  return fuse<Policy>(x, b, xc, dinvc, wc, temporary<T>,
+                      [A, R](auto x, auto b, auto xc, auto dinvc, auto wc, auto t) {
+                        return seq(assign(t, b - A * x),                 // kernel 1 (fine rows)
+                                   assign(xc, wc * (dinvc * (R * t))));  // kernel 2 (coarse rows)
+                      });
+}
+
 /// t = b - A x; b_c = R t (into a direct coarse solve).
 template <class Policy = Fused, class T>
 auto mg_restrict_residual(const CsrMatrix<T>& A, const CsrMatrix<T>& R, const Vector<T>& x,
@@ -428,6 +443,9 @@ struct MultigridPrograms {
   using Restrict = decltype(mg_restrict<Policy>(
       any<CsrMatrix<T>>(), any<CsrMatrix<T>>(), any<Vector<T>>(), any<Vector<T>>(),
       any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>(), any<Scalar<T>>()));
+  using RestrictOneSweep = decltype(mg_restrict_one_sweep<Policy>(
+      any<CsrMatrix<T>>(), any<CsrMatrix<T>>(), any<Vector<T>>(), any<Vector<T>>(),
+      any<Vector<T>>(), any<Vector<T>>(), any<Scalar<T>>()));
   using RestrictResidual =
       decltype(mg_restrict_residual<Policy>(any<CsrMatrix<T>>(), any<CsrMatrix<T>>(),
                                             any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>()));
@@ -449,10 +467,10 @@ struct MultigridPrograms {
       any<Vector<T>>(), any<ChebyshevScalars<T>>(), any<Scalar<T>>()));
   static_assert(!std::is_same_v<Policy, Fused> ||
                     (First::kernel_count == 1 && Sweep::kernel_count == 1 &&
-                     Restrict::kernel_count == 2 && RestrictResidual::kernel_count == 2 &&
-                     Correct::kernel_count == 1 && Second::kernel_count == 1 &&
-                     Step::kernel_count == 1 && SweepDot::kernel_count == 1 &&
-                     StepDot::kernel_count == 1),
+                     Restrict::kernel_count == 2 && RestrictOneSweep::kernel_count == 2 &&
+                     RestrictResidual::kernel_count == 2 && Correct::kernel_count == 1 &&
+                     Second::kernel_count == 1 && Step::kernel_count == 1 &&
+                     SweepDot::kernel_count == 1 && StepDot::kernel_count == 1),
                 "kfuse::pc::multigrid: a smoother iteration (with or without r.z), the correction "
                 "and the first sweep must fuse into one kernel each, the residual and restriction "
                 "into two");
@@ -460,11 +478,12 @@ struct MultigridPrograms {
   /// A level's programs, by the slot each writes (the iterate moves from
   /// slot i to slot i + 1 mod the slot count at every smoother iteration).
   struct Level {
-    std::array<std::optional<Sweep>, 3> sweep;          // Jacobi; Chebyshev's first from x_0 != 0
-    std::array<std::optional<Second>, 3> second;        // Chebyshev only
-    std::array<std::optional<Step>, 3> step;            // Chebyshev only
-    std::optional<Restrict> restrict_;                  // into a coarse level that smooths
-    std::optional<RestrictResidual> restrict_residual;  // into a direct coarse solve
+    std::array<std::optional<Sweep>, 3> sweep;           // Jacobi; Chebyshev's first from x_0 != 0
+    std::array<std::optional<Second>, 3> second;         // Chebyshev only
+    std::array<std::optional<Step>, 3> step;             // Chebyshev only
+    std::optional<Restrict> restrict_;                   // into a coarse level that smooths
+    std::optional<RestrictOneSweep> restrict_one_sweep;  // into a coarsest level of one sweep
+    std::optional<RestrictResidual> restrict_residual;   // into a direct coarse solve
     std::optional<Correct> correct;
   };
   const void* r = nullptr;  // the bound r and z (Vector::storage_id)
@@ -616,7 +635,7 @@ class Multigrid {
     detail::ChebyshevCoefficients<T> coefficients;
     detail::ChebyshevScalars<T> scalars;
     std::optional<CsrMatrix<T>> R, P;                // to the next level
-    std::optional<Vector<T>> b;                      // not on level 0 (b = r)
+    std::optional<Vector<T>> b;                      // not on level 0 (b = r), nor unread
     std::vector<Vector<T>> slots;                    // the iterates; level 0's z is bound in
     std::shared_ptr<detail::RedundantLu<T>> direct;  // the coarsest, CoarseSolve::direct
   };
@@ -736,7 +755,10 @@ Multigrid<T, Policy>::Multigrid(const CsrMatrix<T>& A, std::vector<index_t> shap
         level.w = T(o.weight / level.lambda);
       }
     }
-    if (l > 0) level.b.emplace(level.A.range(), name + ".b");
+    // A coarsest level of one smoother iteration reads b only in that iteration,
+    // which the restriction above computes: b would be stored and never read.
+    const bool reads_b = !coarsest || level.direct || o.coarse_sweeps > 1;
+    if (l > 0 && reads_b) level.b.emplace(level.A.range(), name + ".b");
     // Level 0's z is one of its slots; a direct solve needs one.
     const int slots = level.direct ? 1 : s->slot_count - (l == 0 ? 1 : 0);
     for (int i = 0; i < slots; ++i)
@@ -783,7 +805,9 @@ void Multigrid<T, Policy>::bind(const Vector<T>& r, const Vector<T>& z) const {
     Level& level = s.levels[l];
     auto& p = programs.levels[static_cast<std::size_t>(l)];
     if (direct(l)) break;
-    for (int i = 0; i < S; ++i) {  // the programs that write slot i
+    // A coarsest level of one sweep runs it in the restriction above: no programs of its own.
+    const bool smooths = l + 1 < L || s.options.coarse_sweeps > 1;
+    for (int i = 0; smooths && i < S; ++i) {  // the programs that write slot i
       const Vector<T>& out = slot(l, i, z);
       const Vector<T>& in = slot(l, (i + S - 1) % S, z);
       p.sweep[i].emplace(detail::mg_sweep<Policy>(level.A, out, in, *level.dinv, b_of(l), level.w));
@@ -800,6 +824,9 @@ void Multigrid<T, Policy>::bind(const Vector<T>& r, const Vector<T>& z) const {
     if (direct(l + 1))
       p.restrict_residual.emplace(
           detail::mg_restrict_residual<Policy>(level.A, *level.R, smoothed, b_of(l), *next.b));
+    else if (!next.b)
+      p.restrict_one_sweep.emplace(detail::mg_restrict_one_sweep<Policy>(
+          level.A, *level.R, smoothed, b_of(l), next.slots[0], *next.dinv, next.w));
     else
       p.restrict_.emplace(detail::mg_restrict<Policy>(level.A, *level.R, smoothed, b_of(l), *next.b,
                                                       next.slots[0], *next.dinv, next.w));
@@ -856,6 +883,8 @@ void Multigrid<T, Policy>::cycle(int l, bool reduce_rz) const {
   if (coarsest) return;
   if (p.restrict_)
     (*p.restrict_)();
+  else if (p.restrict_one_sweep)
+    (*p.restrict_one_sweep)();
   else
     (*p.restrict_residual)();
   cycle(l + 1);
@@ -934,6 +963,8 @@ int Multigrid<T, Policy>::report(std::ostream& out) const {
     if (coarsest) break;
     if (direct(l + 1))
       kernels(Programs::RestrictResidual::kernel_count, 1, "t = b - A x | b_c = R t");
+    else if (!s.levels[l + 1].b)
+      kernels(Programs::RestrictOneSweep::kernel_count, 1, "t = b - A x | x_c = w_c D_c^-1 R t");
     else
       kernels(Programs::Restrict::kernel_count, 1, "t = b - A x | b_c = R t, x_c = w_c D_c^-1 b_c");
     kernels(Programs::Correct::kernel_count, 1, "x += P x_c");
