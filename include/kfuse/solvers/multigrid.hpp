@@ -481,7 +481,7 @@ struct MultigridPrograms {
     std::array<std::optional<Sweep>, 3> sweep;           // Jacobi; Chebyshev's first from x_0 != 0
     std::array<std::optional<Second>, 3> second;         // Chebyshev only
     std::array<std::optional<Step>, 3> step;             // Chebyshev only
-    std::optional<Restrict> restrict_;                   // into a coarse level that smooths
+    std::optional<Restrict> restrict_;                   // into a coarse level that reads b_c
     std::optional<RestrictOneSweep> restrict_one_sweep;  // into a coarsest level of one sweep
     std::optional<RestrictResidual> restrict_residual;   // into a direct coarse solve
     std::optional<Correct> correct;
@@ -635,7 +635,7 @@ class Multigrid {
     detail::ChebyshevCoefficients<T> coefficients;
     detail::ChebyshevScalars<T> scalars;
     std::optional<CsrMatrix<T>> R, P;                // to the next level
-    std::optional<Vector<T>> b;                      // not on level 0 (b = r), nor unread
+    std::optional<Vector<T>> b;                      // not on level 0 (b = r), nor where unread
     std::vector<Vector<T>> slots;                    // the iterates; level 0's z is bound in
     std::shared_ptr<detail::RedundantLu<T>> direct;  // the coarsest, CoarseSolve::direct
   };
