@@ -805,8 +805,9 @@ void Multigrid<T, Policy>::bind(const Vector<T>& r, const Vector<T>& z) const {
     Level& level = s.levels[l];
     auto& p = programs.levels[static_cast<std::size_t>(l)];
     if (direct(l)) break;
-    // A coarsest level of one sweep runs it in the restriction above: no programs of its own.
-    const bool smooths = l + 1 < L || s.options.coarse_sweeps > 1;
+    // A level without b (a coarsest level of one sweep) runs that sweep in the restriction
+    // above: no programs of its own.
+    const bool smooths = l == 0 || level.b;
     for (int i = 0; smooths && i < S; ++i) {  // the programs that write slot i
       const Vector<T>& out = slot(l, i, z);
       const Vector<T>& in = slot(l, (i + S - 1) % S, z);
