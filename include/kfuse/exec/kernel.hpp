@@ -383,8 +383,12 @@ struct InnerLoop {
         KFUSE_INDEPENDENT_LANES
         for (int l = 0; l < host_lanes; ++l) kernel(outer..., k + l, LaneOf<Lanes>{&lanes, l});
       }
-      for (int l = 0; k + l < end; ++l) kernel(outer..., k + l, LaneOf<Lanes>{&lanes, l});
-      partials[call] = lanes.joined();
+      // The tail sums into a copy. Were `lanes` handed to a call GCC does not inline (a large
+      // group's scalar tail), every store of the vector loop above might alias it, and its
+      // sums would go through memory each step (SWE's fused kernel: a load-add-store chain).
+      Lanes tail = lanes;
+      for (int l = 0; k + l < end; ++l) kernel(outer..., k + l, LaneOf<Lanes>{&tail, l});
+      partials[call] = tail.joined();
     } else {
       KFUSE_INDEPENDENT_ITERATIONS
       for (index_t k = begin; k < end; ++k) kernel(outer..., k);
