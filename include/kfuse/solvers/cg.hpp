@@ -120,16 +120,6 @@ double cg_start(const Apply& apply, const V& x, const V& b, const V& r, const V&
   return std::sqrt(double(bb.value()));
 }
 
-/// A product as a program reads it: the vector that stores it when there is
-/// one, else the product's expression itself (the operator applied again).
-template <class E, class... Stored>
-auto stored_or(const E& product, const Stored&... stored) {
-  if constexpr (sizeof...(Stored) == 0)
-    return product;
-  else
-    return (stored, ...);
-}
-
 /// One CG iteration as a program (x, r, p, the scalars and a stored A p
 /// bound). Given Ap (a work vector, not a temporary, so that a
 /// SolverWorkspace keeps it), kernel 1 stores A p and kernel 2 reads it

@@ -389,29 +389,20 @@ auto mg_sweep(const CsrMatrix<T>& A, const Vector<T>& out, const Vector<T>& in,
       });
 }
 
-/// t = b - A x; b_c = R t; x_c = w_c D_c^-1 b_c (the coarse level's first sweep).
-template <class Policy = Fused, class T>
+/// t = b - A x; x_c = w_c D_c^-1 (R t): the coarse level's first sweep. Given b_c, it
+/// also stores b_c = R t and the sweep reads it back: a coarse level that reads b_c
+/// again (more sweeps, a coarser level below). Without, into a coarsest level of one
+/// smoother iteration, R t is not stored (an expert does not store it).
+template <class Policy = Fused, class T, class... StoredBc>
 auto mg_restrict(const CsrMatrix<T>& A, const CsrMatrix<T>& R, const Vector<T>& x,
-                 const Vector<T>& b, const Vector<T>& bc, const Vector<T>& xc,
-                 const Vector<T>& dinvc, const Scalar<T>& wc) {
-  return fuse<Policy>(x, b, bc, xc, dinvc, wc, temporary<T>,
-                      [A, R](auto x, auto b, auto bc, auto xc, auto dinvc, auto wc, auto t) {
+                 const Vector<T>& b, const Vector<T>& xc, const Vector<T>& dinvc,
+                 const Scalar<T>& wc, const StoredBc&... bc) {
+  static_assert(sizeof...(StoredBc) <= 1, "mg_restrict: at most one vector b_c stores R t");
+  return fuse<Policy>(x, b, xc, dinvc, wc, temporary<T>, bc...,
+                      [A, R](auto x, auto b, auto xc, auto dinvc, auto wc, auto t, auto... bc) {
                         return seq(assign(t, b - A * x),  // kernel 1 (fine rows)
-                                   assign(bc, R * t),     // kernel 2 (coarse rows)
-                                   assign(xc, wc * (dinvc * bc)));
-                      });
-}
-
-/// t = b - A x; x_c = w_c D_c^-1 (R t): into a coarsest level of one smoother
-/// iteration, whose b_c nothing else reads (an expert does not store it).
-template <class Policy = Fused, class T>
-auto mg_restrict_one_sweep(const CsrMatrix<T>& A, const CsrMatrix<T>& R, const Vector<T>& x,
-                           const Vector<T>& b, const Vector<T>& xc, const Vector<T>& dinvc,
-                           const Scalar<T>& wc) {
-  return fuse<Policy>(x, b, xc, dinvc, wc, temporary<T>,
-                      [A, R](auto x, auto b, auto xc, auto dinvc, auto wc, auto t) {
-                        return seq(assign(t, b - A * x),                 // kernel 1 (fine rows)
-                                   assign(xc, wc * (dinvc * (R * t))));  // kernel 2 (coarse rows)
+                                   assign(bc, R * t)...,  // kernel 2 (coarse rows)
+                                   assign(xc, wc * (dinvc * stored_or(R * t, bc...))));
                       });
 }
 
@@ -440,10 +431,10 @@ struct MultigridPrograms {
                                                 any<Vector<T>>(), any<Scalar<T>>()));
   using Sweep = decltype(mg_sweep<Policy>(any<CsrMatrix<T>>(), any<Vector<T>>(), any<Vector<T>>(),
                                           any<Vector<T>>(), any<Vector<T>>(), any<Scalar<T>>()));
-  using Restrict = decltype(mg_restrict<Policy>(
+  using Restrict = decltype(mg_restrict<Policy>(  // stores b_c
       any<CsrMatrix<T>>(), any<CsrMatrix<T>>(), any<Vector<T>>(), any<Vector<T>>(),
-      any<Vector<T>>(), any<Vector<T>>(), any<Vector<T>>(), any<Scalar<T>>()));
-  using RestrictOneSweep = decltype(mg_restrict_one_sweep<Policy>(
+      any<Vector<T>>(), any<Vector<T>>(), any<Scalar<T>>(), any<Vector<T>>()));
+  using RestrictOneSweep = decltype(mg_restrict<Policy>(
       any<CsrMatrix<T>>(), any<CsrMatrix<T>>(), any<Vector<T>>(), any<Vector<T>>(),
       any<Vector<T>>(), any<Vector<T>>(), any<Scalar<T>>()));
   using RestrictResidual =
@@ -826,11 +817,11 @@ void Multigrid<T, Policy>::bind(const Vector<T>& r, const Vector<T>& z) const {
       p.restrict_residual.emplace(
           detail::mg_restrict_residual<Policy>(level.A, *level.R, smoothed, b_of(l), *next.b));
     else if (!next.b)
-      p.restrict_one_sweep.emplace(detail::mg_restrict_one_sweep<Policy>(
-          level.A, *level.R, smoothed, b_of(l), next.slots[0], *next.dinv, next.w));
+      p.restrict_one_sweep.emplace(detail::mg_restrict<Policy>(level.A, *level.R, smoothed, b_of(l),
+                                                               next.slots[0], *next.dinv, next.w));
     else
-      p.restrict_.emplace(detail::mg_restrict<Policy>(level.A, *level.R, smoothed, b_of(l), *next.b,
-                                                      next.slots[0], *next.dinv, next.w));
+      p.restrict_.emplace(detail::mg_restrict<Policy>(level.A, *level.R, smoothed, b_of(l),
+                                                      next.slots[0], *next.dinv, next.w, *next.b));
     p.correct.emplace(detail::mg_correct<Policy>(*level.P, smoothed, result_of(l + 1)));
   }
   // Level 0's last post-smoothing iteration writes z (from the slot before).

@@ -1,5 +1,6 @@
-// Checks of a system A x = b shared by kfuse's solvers and preconditioners.
-// Collective: a kfuse::Error on every rank before anything is modified.
+// Checks of a system A x = b shared by kfuse's solvers and preconditioners
+// (collective: a kfuse::Error on every rank before anything is modified), and
+// what their programs share.
 #pragma once
 
 #include <cstdint>
@@ -170,6 +171,16 @@ Vector<T> inverse_diagonal(const char* api, const CsrMatrix<T>& A) {
                           A.label(), "' have none on this rank");
   A.range().comm().agree_or_throw(error);
   return inverse;
+}
+
+/// A product as a program reads it: the vector that stores it when there is
+/// one, else the product's expression itself (the operator applied again).
+template <class E, class... Stored>
+auto stored_or(const E& product, const Stored&... stored) {
+  if constexpr (sizeof...(Stored) == 0)
+    return product;
+  else
+    return (stored, ...);
 }
 
 }  // namespace kfuse::detail
