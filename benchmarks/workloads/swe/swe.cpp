@@ -132,9 +132,12 @@ KFUSE_BENCH_REGISTER(register_workload(Workload{
     min_bytes,
     "benchmarks/workloads/swe/swe.cpp",
     "benchmarks/workloads/swe/swe_kokkos.cpp",
-    // h, hu, hv and the next state. Compute-bound (fused: ~60 flops a point
-    // with 3 divisions), so its default size stays.
-    min_bytes}));
+    // h, hu, hv and the next state. Memory-bound beyond the cache (~60 flops and 8
+    // divisions a point, yet at 2048 x 2048 both variants ran at 92-101% of STREAM),
+    // so grown there: at 1024 x 1024 (48 MiB) the state straddled the 32 MiB cache,
+    // and times hung on which lines survived (repetitions 0.51-1.49x apart).
+    min_bytes,
+    true}));
 #endif
 KFUSE_BENCH_REGISTER(register_policies<Kfuse>("swe"));
 
