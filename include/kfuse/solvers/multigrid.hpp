@@ -390,9 +390,9 @@ auto mg_sweep(const CsrMatrix<T>& A, const Vector<T>& out, const Vector<T>& in,
 }
 
 /// t = b - A x; x_c = w_c D_c^-1 (R t): the coarse level's first sweep. Given b_c, it
-/// also stores b_c = R t and the sweep reads it back: a coarse level that reads b_c
-/// again (more sweeps, a coarser level below). Without, into a coarsest level of one
-/// smoother iteration, R t is not stored (an expert does not store it).
+/// also stores b_c = R t and the sweep reads it back, for a coarse level that reads b_c
+/// again (more sweeps, a coarser level below). Without b_c (a coarsest level of one
+/// smoother iteration) R t is not stored, as an expert does not store it.
 template <class Policy = Fused, class T, class... StoredBc>
 auto mg_restrict(const CsrMatrix<T>& A, const CsrMatrix<T>& R, const Vector<T>& x,
                  const Vector<T>& b, const Vector<T>& xc, const Vector<T>& dinvc,
