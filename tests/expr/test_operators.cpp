@@ -167,6 +167,17 @@ TEST_CASE("scalar constants take the array's element type") {
   static_assert(std::is_same_v<kfuse::detail::expr_traits<decltype(f > 0.0)>::value_type, bool>);
 }
 
+TEST_CASE("a kernel finds the sparse rows in an operand, which it computes first") {
+  using namespace kfuse::detail;
+  using Row = SparseRowRead<double, int>;
+  using Read = ParamRead<0, double, 1, std::integer_sequence<int, 0>>;
+  static_assert(runs_loop<Row>::value && !runs_loop<Read>::value);
+  static_assert(runs_loop<Binary<Subtract, Read, Row>>::value);  // b - A x
+  static_assert(runs_loop<Unary<Negate, Binary<Multiply, Read, Row>>>::value);
+  static_assert(runs_loop<Where<Binary<Greater, Read, Read>, Read, Row>>::value);
+  static_assert(!runs_loop<Binary<Divide, Unary<Log, Read>, Unary<Sqrt, Read>>>::value);
+}
+
 namespace {
 using namespace kfuse::literals;
 // Literals are the doubles the compiler reads for the same digits.

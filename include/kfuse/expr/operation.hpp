@@ -197,6 +197,13 @@ struct Cast {
 
 // ---- nodes ----------------------------------------------------------------
 
+/// Whether evaluating E at a point runs a loop of its own: a leaf that says so
+/// (`static constexpr bool runs_loop = true`: a sparse product's row), or a node over one.
+template <class E, class = void>
+struct runs_loop : std::false_type {};
+template <class E>
+struct runs_loop<E, std::void_t<decltype(E::runs_loop)>> : std::bool_constant<E::runs_loop> {};
+
 template <class Op, class E>
 struct Unary : ExprTag {
   using arg_type = typename expr_traits<E>::value_type;
@@ -226,10 +233,20 @@ struct Binary : ExprTag {
   Op op;
   L lhs;
   R rhs;
+  /// The operands in the order an expert's loop computes them: the left one first, as C++
+  /// compilers evaluate `a / b` on numbers, but a sparse product's row before what it is
+  /// combined with (`b(i) - sum` after the row's loop). As a call's two arguments GCC
+  /// evaluated the right operand first, and Black-Scholes' fused loop began with its
+  /// divisor's square root, about 2% slower (docs/benchmarks.md). The same values either way.
   template <class P, class Regs>
   KOKKOS_INLINE_FUNCTION value_type eval(const P& p, Regs& r) const {
-    return op.apply(static_cast<operand_type>(lhs.eval(p, r)),
-                    static_cast<operand_type>(rhs.eval(p, r)));
+    if constexpr (runs_loop<R>::value && !runs_loop<L>::value) {
+      const auto b = static_cast<operand_type>(rhs.eval(p, r));
+      return op.apply(static_cast<operand_type>(lhs.eval(p, r)), b);
+    } else {
+      const auto a = static_cast<operand_type>(lhs.eval(p, r));
+      return op.apply(a, static_cast<operand_type>(rhs.eval(p, r)));
+    }
   }
 };
 
@@ -251,6 +268,11 @@ template <class Op, class L, class R, class A, class B>
 auto rebuild(const Binary<Op, L, R>& b, const A& lhs, const B& rhs) {
   return Binary<Op, A, B>{{}, b.op, lhs, rhs};
 }
+template <class Op, class E>
+struct runs_loop<Unary<Op, E>> : runs_loop<E> {};
+template <class Op, class L, class R>
+struct runs_loop<Binary<Op, L, R>>
+    : std::bool_constant<runs_loop<L>::value || runs_loop<R>::value> {};
 
 /// Checks shared by every operator, so each misuse has one clear message.
 template <class... E>

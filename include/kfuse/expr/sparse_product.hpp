@@ -62,6 +62,7 @@ struct SparseRowRead : ExprTag {
   using value_type = T;
   static constexpr bool strict = true;
   static constexpr int domain = domain::row_map;
+  static constexpr bool runs_loop = true;  // the row's loop (Binary::eval computes it first)
   Kokkos::View<const Offset*, Kokkos::LayoutRight, MemSpace> row_ptr;
   Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace> columns;
   Kokkos::View<const T*, Kokkos::LayoutRight, MemSpace> values;
