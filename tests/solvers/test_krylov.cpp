@@ -403,6 +403,14 @@ TEST_CASE("kernels and allreduces per iteration: Jacobi stays fused, an operator
   CHECK(kfuse::cg(A, x, b, options, kfuse::pc::jacobi(A)).iterations == 10);
   CHECK(per_iteration() == 3);
   CHECK(allreduces() == expected_allreduces(2));
+  // The start's kernel computed p = D^-1 r and r.p: from it to the first iteration's
+  // end, that iteration's kernels and no others.
+  IterationCounts first{counter, 0, 1};
+  options.monitor = first.monitor();
+  x.fill(0.0);
+  kfuse::cg(A, x, b, options, kfuse::pc::jacobi(A));
+  CHECK(first.kernels_per_iteration() == 3);
+  options.monitor = kernels.monitor();
   x.fill(0.0);
   CHECK(kfuse::bicgstab(A, x, b, options, kfuse::pc::jacobi(A)).iterations == 10);
   CHECK(per_iteration() == 5);

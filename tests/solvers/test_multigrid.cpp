@@ -325,6 +325,14 @@ TEST_CASE("cg fuses pc::multigrid's first sweep and r.z into its own kernels") {
       CHECK(per_iteration >= 3 + M.kernels_per_cycle() - 1);
     // CG with an operator M: 3 allreduces an iteration; the V-cycle makes none.
     CHECK(counts.allreduces_per_iteration() == kfuse_test::expected_allreduces(3));
+    // The start's kernel computed the first sweep: then the first cycle's other
+    // kernels (the last reducing r.z), p = z and the first iteration's 2.
+    kfuse_test::IterationCounts first{counter, 0, 1};
+    fixed.monitor = first.monitor();
+    x.fill(0.0);
+    kfuse::cg(A, x, b, fixed, M);
+    if (o.coarse == kfuse::pc::CoarseSolve::smoother)
+      CHECK(first.kernels_per_iteration() == M.kernels_per_cycle() - 1 + 1 + 2);
   }
 }
 

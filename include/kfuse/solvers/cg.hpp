@@ -1,6 +1,8 @@
 // kfuse::cg and kfuse::cg_matfree: the conjugate gradient method, written
 // with kfuse::fuse as a user would. A solve starts with one kernel and one
-// allreduce (cg_start: r = b - A x, p = r, r.r, b.b); one iteration is one
+// allreduce (cg_start: r = b - A x, p = r, r.r, b.b; with Jacobi p = D^-1 r
+// and r.p instead of p = r, with pc::multigrid the V-cycle's first sweep
+// u = w D^-1 r, as kernel 2 below computes them); one iteration is one
 // program of 3 kernels and 2 allreduces (static_assert below):
 //   kernel 1: Ap = A p, pAp = p.Ap                      (ghost import / halo overlapped)
 //   host:     alpha = rr / pAp (0 on a breakdown: x and r stay as they were)
@@ -97,20 +99,23 @@ struct CgScalars {
 };
 
 /// The start of a CG solve as one program of one kernel and one allreduce,
-/// as an expert writes it: r = b - A x, p = r (the first direction without
-/// a preconditioner; the others overwrite it), rr = r.r and bb = b.b (for
-/// the tolerance's ||b||); then pp = rr and no Rayleigh quotient yet.
-/// Returns ||b||. One program for every preconditioner: each costs a
-/// solver file about a second of compile time.
-template <class Apply, class V, class T>
-double cg_start(const Apply& apply, const V& x, const V& b, const V& r, const V& p,
-                const CgScalars<T>& c) {
+/// as an expert writes it: r = b - A x, what the first preconditioning needs
+/// of r (`first(with, r, leaves...)` passes its statements to `with`), rr =
+/// r.r and bb = b.b (for the tolerance's ||b||); then pp = rr and no Rayleigh
+/// quotient yet. Returns ||b||. Each form costs a solver file about a second
+/// of compile time: the forms below are all there are.
+template <class Apply, class V, class T, class First, class... Leaves>
+double cg_start_program(const Apply& apply, const V& x, const V& b, const V& r,
+                        const CgScalars<T>& c, const First& first, const Leaves&... leaves) {
   Scalar<T> bb("b.b");
-  auto start =
-      fuse(x, b, r, p, c.rr, bb, [apply](auto x, auto b, auto r, auto p, auto rr, auto bb) {
-        return seq(assign(r, b - apply(x)), assign(p, r), reduce(rr, dot(r, r)),
-                   reduce(bb, dot(b, b)));
-      });
+  auto start = fuse(x, b, r, c.rr, bb, leaves...,
+                    [apply, first](auto x, auto b, auto r, auto rr, auto bb, auto... leaves) {
+                      auto with = [&](const auto&... s) {
+                        return seq(assign(r, b - apply(x)), s..., reduce(rr, dot(r, r)),
+                                   reduce(bb, dot(b, b)));
+                      };
+                      return first(with, r, leaves...);
+                    });
   static_assert(decltype(start)::kernel_count == 1 && decltype(start)::allreduce_count == 1,
                 "kfuse::cg: a solve's start must fuse into one kernel and one allreduce");
   start();
@@ -118,6 +123,40 @@ double cg_start(const Apply& apply, const V& x, const V& b, const V& r, const V&
   pp = rr.value();
   rq_max = T(0);
   return std::sqrt(double(bb.value()));
+}
+
+/// cg_start_program with p = r: the first direction without a preconditioner;
+/// with an operator M (one form for all: p = z overwrites it) as well.
+template <class Apply, class V, class T>
+double cg_start(const Apply& apply, const V& x, const V& b, const V& r, const V& p,
+                const CgScalars<T>& c) {
+  return cg_start_program(
+      apply, x, b, r, c, [](const auto& with, auto r, auto p) { return with(assign(p, r)); }, p);
+}
+
+/// ... with Jacobi: the first direction p = D^-1 r and rz = r.p.
+template <class Apply, class V, class T>
+double cg_start_jacobi(const Apply& apply, const V& x, const V& b, const V& r, const V& p,
+                       const V& dinv, const Scalar<T>& rz, const CgScalars<T>& c) {
+  return cg_start_program(
+      apply, x, b, r, c,
+      [](const auto& with, auto r, auto p, auto dinv, auto rz) {
+        return with(assign(p, dinv * r), reduce(rz, dot(r, p)));
+      },
+      p, dinv, rz);
+}
+
+/// ... with a V-cycle whose ends CG fuses (Multigrid::Ends): its first sweep
+/// u = w D^-1 r, as kernel 2 of an iteration computes it.
+template <class Apply, class V, class T>
+double cg_start_first_sweep(const Apply& apply, const V& x, const V& b, const V& r,
+                            const CgScalars<T>& c, const V& u, const V& dinv, const Scalar<T>& w) {
+  return cg_start_program(
+      apply, x, b, r, c,
+      [](const auto& with, auto r, auto u, auto dinv, auto w) {
+        return with(assign_first_sweep(r, u, dinv, w));
+      },
+      u, dinv, w);
 }
 
 /// One CG iteration as a program (x, r, p, the scalars and a stored A p
@@ -321,25 +360,37 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
                               "preconditioner (SolverOptions::preconditioner = none and no M)"));
   const auto& space = space_of(x);
   WorkVectors work(options.workspace);
-  // One agreement for the work vectors (handles): then A p, or the
-  // single-reduction form's s = A p and w = A r; without M or with Jacobi, an
-  // operator that reads nothing but its argument is applied again instead of
-  // storing A p (M between two programs reads A p there).
+  // One agreement for the work vectors (handles): then A p (and z with an
+  // operator M), or the single-reduction form's s = A p and w = A r; without M
+  // or with Jacobi, an operator that reads nothing but its argument is applied
+  // again instead of storing A p (M between two programs reads A p there).
   constexpr bool jacobi = std::is_same_v<M, DiagonalScaling<V>>;
   constexpr bool applies_twice =
       (is_no_preconditioner<M>::value || jacobi) && reads_only_its_argument_v<Apply, V>;
+  constexpr bool operator_m = !is_no_preconditioner<M>::value && !jacobi;  // z = M r
   // The single-reduction form in one sweep (cg_sweep.hpp) keeps neither s nor w.
   constexpr bool sweeps = is_no_preconditioner<M>::value && cg_sweeps_v<Apply, V>;
   const auto held = options.cg_single_reduction && !sweeps
                         ? work.vectors<V>(space, {"cg.r", "cg.p", "cg.s", "cg.w"})
                     : applies_twice ? work.vectors<V>(space, {"cg.r", "cg.p"})
+                    : operator_m    ? work.vectors<V>(space, {"cg.r", "cg.p", "cg.Ap", "cg.z"})
                                     : work.vectors<V>(space, {"cg.r", "cg.p", "cg.Ap"});
   V r = held[0], p = held[1];
   CgScalars<T> c;  // handles: the copies below share their values
   Scalar<T> rr = c.rr, pAp = c.pAp, pp = c.pp, rq_max = c.rq_max, alpha = c.alpha, beta = c.beta,
             rz("rz"), rz_new("rz'");
 
-  const double b_norm = cg_start(apply, x, b, r, p, c);
+  // The start's kernel also computes what M's first application needs of r.
+  const double b_norm = [&] {
+    if constexpr (jacobi) {
+      return cg_start_jacobi(apply, x, b, r, p, m.inverse, rz, c);
+    } else if constexpr (fuses_cycle_ends<M>::value) {
+      const auto ends = m.ends(r, held[3]);
+      return cg_start_first_sweep(apply, x, b, r, c, ends.u, ends.inverse_diagonal, ends.w);
+    } else {
+      return cg_start(apply, x, b, r, p, c);
+    }
+  }();
   Convergence convergence(api, space.base_comm(), options, b_norm);
   SolveResult result;
   if (convergence.done(0, std::sqrt(double(rr.value())), result)) return convergence.finish(result);
@@ -396,9 +447,7 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
         "allreduces");
     return iterate(iteration, nothing);
   } else if constexpr (jacobi) {
-    const V& dinv = m.inverse;
-    p = dinv * r;
-    rz = eval(dot(r, dinv * r));
+    const V& dinv = m.inverse;  // the start computed p = D^-1 r and rz = r.p
     auto iteration = with_stored_Ap<applies_twice>(held, [&](const auto&... Ap) {
       return jacobi_cg_iteration(apply, x, r, p, dinv, rz, rz_new, c, Ap...);
     });
@@ -413,18 +462,18 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
     return iterate(iteration,
                    [&](T before) { return preconditioner_breakdown(rz.value(), before); });
   } else {
-    V z = work.vectors<V>(space, {"cg.z"})[0];
-    apply_preconditioner(api, m, r, z);
-    rz = eval(dot(r, z));
-    if (const char* reason = first_rz()) {
-      Convergence::stop(result, false, reason);
-      return convergence.finish(result);
-    }
-    p = z;
+    V z = held[3];
     const V& Ap = held[2];
     if constexpr (fuses_cycle_ends<M>::value) {
-      // M's first kernel runs in kernel 2, and its last reduces r.z.
+      // M's first kernel runs in the start's kernel and in kernel 2, and its last reduces r.z.
       const auto ends = m.ends(r, z);
+      m.apply_from_first_sweep(r, z);
+      rz = ends.rz.value();
+      if (const char* reason = first_rz()) {
+        Convergence::stop(result, false, reason);
+        return convergence.finish(result);
+      }
+      p = z;
       auto step = pcg_step(apply, x, r, p, Ap, rz, c, ends.u, ends.inverse_diagonal, ends.w);
       auto direction = pcg_direction(z, p, rz, ends.rz, beta);
       static_assert(decltype(step)::kernel_count == 2 && decltype(direction)::kernel_count == 1,
@@ -435,6 +484,13 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
         return preconditioner_breakdown(rz.value(), before);
       });
     } else {
+      apply_preconditioner(api, m, r, z);
+      rz = eval(dot(r, z));
+      if (const char* reason = first_rz()) {
+        Convergence::stop(result, false, reason);
+        return convergence.finish(result);
+      }
+      p = z;
       auto step = pcg_step(apply, x, r, p, Ap, rz, c);
       auto direction = pcg_direction(z, p, rz, rz_new, beta, r);
       static_assert(decltype(step)::kernel_count == 2 && decltype(direction)::kernel_count == 2,
