@@ -470,9 +470,10 @@ run() {
       name=${entry%%=*} size=${entry#*=}
       [ -z "${KFUSE_GPU_WORKLOADS:-}" ] || [[ " $KFUSE_GPU_WORKLOADS " == *" $name "* ]] || continue
       # One placement: each set-up at these sizes takes seconds of device time, and the
-      # pages-placement spread the default guards against was measured on a host CPU.
+      # pages-placement spread the default guards against was measured on a host CPU. 20
+      # rounds, not the host's up to 30 s of them: device time is counted.
       local args=(--workload "$name" --size "$size" --stream-size "$GPU_STREAM_DOUBLES" --kernel-times
-                  --placements 1)
+                  --placements 1 --repetitions 20)
       phase "bench $name (size $size)" 120 "$out/bench.txt" "${launch[@]}" "$bench" "${args[@]}" \
         --json "$rows/$name.json" || crash_backtrace $? "$out/bench-crash.txt" "$bench" "${args[@]}"
     done

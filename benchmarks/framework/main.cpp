@@ -55,9 +55,10 @@ int run(int argc, char** argv) {
   app.add_option("-i,--iterations", options.iterations,
                  "iterations per timed repetition (default: each workload's own)")
       ->check(CLI::PositiveNumber);
-  app.add_option("-r,--repetitions", options.repetitions, "timed repetitions")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  app.add_option("-r,--repetitions", options.repetitions,
+                 "timed rounds of each workload (default: at least 20, more for a quick "
+                 "workload: as many as fill 30 s, at most 100)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--placements", options.placements,
                  "times each workload's variants are made anew on fresh memory, the repetitions "
                  "shared out among them (at most one repetition each)")

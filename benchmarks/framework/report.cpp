@@ -46,6 +46,20 @@ double geomean(const std::vector<double>& v) {
   return std::exp(s / double(v.size()));
 }
 
+/// "20 repetitions", or each workload's count where they differ.
+std::string repetitions_text(const std::vector<Row>& rows) {
+  std::map<std::string, int> of;  // by workload, in name order
+  for (const Row& r : rows) of[r.workload] = r.repetitions;
+  bool same = true;
+  for (const auto& [workload, reps] : of) same = same && reps == of.begin()->second;
+  if (of.empty() || same)
+    return std::to_string(of.empty() ? 0 : of.begin()->second) + " repetitions";
+  std::string text = "each workload's repetitions (";
+  for (const auto& [workload, reps] : of)
+    text += (text.back() == '(' ? "" : ", ") + workload + " " + std::to_string(reps);
+  return text + ")";
+}
+
 std::string cost_text(const CompileCost& c) {
   if (c.cpu_s < 0) return "—";
   return format("%.1f", c.cpu_s) + (c.peak_mib > 0 ? format(" (%.0f)", c.peak_mib) : "");
@@ -190,8 +204,8 @@ void write_markdown(std::ostream& out, const std::vector<Row>& rows, const Strea
       << ratio(geomean(vs_unfused)) << " vs unfused, " << ratio(geomean(vs_kokkos))
       << " vs hand-written Kokkos (time ratio kokkos/fused)";
   if (!vs_petsc.empty()) out << ", " << ratio(geomean(vs_petsc)) << " vs PETSc";
-  out << ".\nTimes: median over " << (rows.empty() ? 0 : rows.front().repetitions)
-      << " repetitions of the slowest rank's time per iteration; ratios: medians of "
+  out << ".\nTimes: median over " << repetitions_text(rows)
+      << " of the slowest rank's time per iteration; ratios: medians of "
          "per-repetition ratios (variants interleaved, each round starting one variant later; "
          "the variants made anew on fresh memory "
       << (rows.empty() ? 0 : rows.front().placements) << " time(s), the repetitions shared out).\n";

@@ -202,6 +202,18 @@ bool selected_variant(const Options& options, const std::string& name) {
 
 namespace {
 
+/// A workload's timed rounds: --repetitions; without it at least 20, and more where
+/// rounds are quick, as many as fill 30 s (a round as long as the warm-up's), at most 100.
+/// The ratios are medians of per-round ratios, which spread by 5-7% on a 2-core VM: a
+/// median of 20 moved by about 2% between runs, one of 60 by under 1%.
+int repetitions_for(const Options& options, double round_seconds) {
+  if (options.repetitions > 0) return options.repetitions;
+  constexpr int least = 20, most = 100;
+  constexpr double budget_seconds = 30;
+  if (!(round_seconds > 0)) return least;
+  return int(std::clamp(std::ceil(budget_seconds / round_seconds), double(least), double(most)));
+}
+
 /// Sets up every selected variant of `workload` at `setup.size`, variant `first` first
 /// and the others after it in turn (a later placement's variants land on memory that
 /// others held), and runs each once, counting its kernels and allreduces (the warm-up):
@@ -214,7 +226,6 @@ std::string build_and_count(const Workload& workload, const Options& options, co
                             std::vector<Row>& local, std::vector<double>& warm) {
   const Comm& comm = setup.comm;
   const int iterations = setup.iterations;
-  const int reps = std::max(1, options.repetitions);
   const std::string label = workload.size_label(setup);
   const double working_set = workload.working_set ? workload.working_set(setup) : 0;
   const bool in_memory = beyond_cache(working_set, node_share, stream.cache.bytes);
@@ -238,8 +249,6 @@ std::string build_and_count(const Workload& workload, const Options& options, co
     row.nit = setup.nit;
     row.ranks = comm.size();
     row.iterations = iterations;
-    row.repetitions = reps;
-    row.placements = std::clamp(options.placements, 1, reps);
     row.stream_gbps = stream.gbps;
     row.stream_update_gbps = stream.update_gbps;
     row.min_bytes_per_iter = workload.min_bytes ? workload.min_bytes(setup) : 0;
@@ -326,7 +335,6 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     const double memory = comm.allreduce(double(detail::available_host_bytes()), ReduceOp::min);
     setup.size =
         size_of(workload, options, setup, node_share, stream.cache.bytes, per_working_set, memory);
-    const int reps = std::max(1, options.repetitions);
     const std::string left = w + 1 < chosen.size()
                                  ? std::to_string(chosen.size() - w - 1) + " workload(s) after it"
                                  : "the last one";
@@ -361,7 +369,8 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
 
     double per_rep = 0;
     for (double t : warm) per_rep += t;
-    per_rep = comm.allreduce(per_rep, ReduceOp::max);
+    per_rep = comm.allreduce(per_rep, ReduceOp::max);  // the same on every rank, and so reps
+    const int reps = repetitions_for(options, per_rep);
 
     // Timed repetitions, variants interleaved, each round followed by a triad. Round r
     // starts with variant r mod n: the variant run right after a triad measured 2-5%
@@ -372,7 +381,7 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     // it started on.
     std::vector<std::vector<double>> times(n);
     std::vector<double> triads;
-    const int placements = local.empty() ? 1 : local.front().placements;
+    const int placements = std::clamp(options.placements, 1, reps);
     PageShift shift;
     for (int placement = 0, r = 0; placement < placements; ++placement) {
       if (placement > 0) {
@@ -433,6 +442,8 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     };
     for (std::size_t v = 0; v < n; ++v) {
       Row& row = local[v];
+      row.repetitions = reps;
+      row.placements = placements;
       row.times_s = times[v];
       row.time_per_iter_s = median(times[v]);
       row.time_min_s = *std::min_element(times[v].begin(), times[v].end());

@@ -26,7 +26,9 @@ struct Options {
   std::vector<std::string> variants;   ///< same for variants; `kokkos` always runs (reference)
   std::int64_t size = 0;               ///< 0: each workload's default
   int iterations = 0;                  ///< 0: each workload's default
-  int repetitions = 20;
+  /// Timed rounds of each workload; 0: at least 20, more for a quick workload
+  /// (repetitions_for in runner.cpp).
+  int repetitions = 0;
   /// Times a workload's variants are set up anew on fresh memory, the repetitions shared out
   /// among them (at most one each): the same loop runs up to 20% faster or slower on one
   /// set of pages than on another (docs/benchmarks.md, "Placements")
