@@ -205,7 +205,7 @@ namespace {
 /// A workload's timed rounds: --repetitions; without it at least 20, and more where
 /// rounds are quick, as many as fill 30 s (a round as long as the warm-up's), at most 100.
 /// The ratios are medians of per-round ratios, which spread by 5-7% on a 2-core VM: a
-/// median of 20 moved by about 2% between runs, one of 60 by under 1%.
+/// median of 20 moved by about 2% between runs, one of 60 by about 1%.
 int repetitions_for(const Options& options, double round_seconds) {
   if (options.repetitions > 0) return options.repetitions;
   constexpr int least = 20, most = 100;
