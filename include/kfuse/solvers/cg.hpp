@@ -464,16 +464,21 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
   } else {
     V z = held[3];
     const V& Ap = held[2];
-    if constexpr (fuses_cycle_ends<M>::value) {
-      // M's first kernel runs in the start's kernel and in kernel 2, and its last reduces r.z.
-      const auto ends = m.ends(r, z);
+    if constexpr (fuses_cycle_ends<M>::value) {  // the start's kernel ran M's first
       m.apply_from_first_sweep(r, z);
-      rz = ends.rz.value();
-      if (const char* reason = first_rz()) {
-        Convergence::stop(result, false, reason);
-        return convergence.finish(result);
-      }
-      p = z;
+      rz = m.ends(r, z).rz.value();
+    } else {
+      apply_preconditioner(api, m, r, z);
+      rz = eval(dot(r, z));
+    }
+    if (const char* reason = first_rz()) {
+      Convergence::stop(result, false, reason);
+      return convergence.finish(result);
+    }
+    p = z;
+    if constexpr (fuses_cycle_ends<M>::value) {
+      // M's first kernel runs in kernel 2, and its last reduces r.z.
+      const auto ends = m.ends(r, z);
       auto step = pcg_step(apply, x, r, p, Ap, rz, c, ends.u, ends.inverse_diagonal, ends.w);
       auto direction = pcg_direction(z, p, rz, ends.rz, beta);
       static_assert(decltype(step)::kernel_count == 2 && decltype(direction)::kernel_count == 1,
@@ -484,13 +489,6 @@ SolveResult conjugate_gradient(const char* api, const Apply& apply, V& x, const 
         return preconditioner_breakdown(rz.value(), before);
       });
     } else {
-      apply_preconditioner(api, m, r, z);
-      rz = eval(dot(r, z));
-      if (const char* reason = first_rz()) {
-        Convergence::stop(result, false, reason);
-        return convergence.finish(result);
-      }
-      p = z;
       auto step = pcg_step(apply, x, r, p, Ap, rz, c);
       auto direction = pcg_direction(z, p, rz, rz_new, beta, r);
       static_assert(decltype(step)::kernel_count == 2 && decltype(direction)::kernel_count == 2,
