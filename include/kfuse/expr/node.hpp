@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include <Kokkos_Core.hpp>
 
@@ -96,6 +97,28 @@ const auto& child(const ChildRefs<C...>& refs) {
     return refs.c1;
   else
     return refs.c2;
+}
+
+/// A leaf has no children (the node protocol's default).
+template <class E>
+ChildRefs<> children(const E&) {
+  return {};
+}
+template <class E>
+using children_t = decltype(children(std::declval<const E&>()));
+
+template <template <class> class Is, class E>
+constexpr bool holds_node();
+
+template <template <class> class Is, class... Child>
+constexpr bool holds_node_in(const ChildRefs<Child...>*) {
+  return (holds_node<Is, Child>() || ...);
+}
+
+/// Whether a tree of type E has a node N with Is<N>::value (at compile time).
+template <template <class> class Is, class E>
+constexpr bool holds_node() {
+  return Is<E>::value || holds_node_in<Is>(static_cast<const children_t<E>*>(nullptr));
 }
 
 /// Opt-in for leaf types defined in lower layers (Array, Scalar, Vector).

@@ -197,12 +197,16 @@ struct Cast {
 
 // ---- nodes ----------------------------------------------------------------
 
-/// Whether evaluating E at a point runs a loop of its own: a leaf that says so
-/// (`static constexpr bool runs_loop = true`: a sparse product's row), or a node over one.
 template <class E, class = void>
-struct runs_loop : std::false_type {};
+struct runs_own_loop_flag : std::false_type {};
 template <class E>
-struct runs_loop<E, std::void_t<decltype(E::runs_loop)>> : std::bool_constant<E::runs_loop> {};
+struct runs_own_loop_flag<E, std::void_t<decltype(E::runs_loop)>>
+    : std::bool_constant<E::runs_loop> {};
+/// Whether evaluating node E at a point runs a loop of its own (`static constexpr bool
+/// runs_loop = true`: a sparse product's row); holds_node<runs_own_loop, E>() asks it of a
+/// whole tree.
+template <class E>
+using runs_own_loop = runs_own_loop_flag<E>;
 
 template <class Op, class E>
 struct Unary : ExprTag {
@@ -240,7 +244,7 @@ struct Binary : ExprTag {
   /// divisor's square root, about 2% slower (docs/benchmarks.md). The same values either way.
   template <class P, class Regs>
   KOKKOS_INLINE_FUNCTION value_type eval(const P& p, Regs& r) const {
-    if constexpr (runs_loop<R>::value && !runs_loop<L>::value) {
+    if constexpr (holds_node<runs_own_loop, R>() && !holds_node<runs_own_loop, L>()) {
       const auto b = static_cast<operand_type>(rhs.eval(p, r));
       return op.apply(static_cast<operand_type>(lhs.eval(p, r)), b);
     } else {
@@ -268,11 +272,6 @@ template <class Op, class L, class R, class A, class B>
 auto rebuild(const Binary<Op, L, R>& b, const A& lhs, const B& rhs) {
   return Binary<Op, A, B>{{}, b.op, lhs, rhs};
 }
-template <class Op, class E>
-struct runs_loop<Unary<Op, E>> : runs_loop<E> {};
-template <class Op, class L, class R>
-struct runs_loop<Binary<Op, L, R>>
-    : std::bool_constant<runs_loop<L>::value || runs_loop<R>::value> {};
 
 /// Checks shared by every operator, so each misuse has one clear message.
 template <class... E>

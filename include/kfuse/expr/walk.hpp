@@ -2,10 +2,11 @@
 // declares, next to its definition, `children(node)` (references to its
 // children: `child_refs(a, b)`, expr/node.hpp) and, if it is rebuilt by lowering or the Unfused
 // rewrite, `rebuild(node, children...)` (the same node over other children);
-// anything else is a leaf. The walkers below, and every pass written on them
-// (what a statement reads, plan/access.hpp; lowering; the Unfused rewrite;
-// kernel view slots; explain()'s text), work for every node kind alike, for
-// user-facing trees and lowered kernel bodies (exec/kernel.hpp) alike.
+// anything else is a leaf (children_t and holds_node live with ChildRefs in expr/node.hpp,
+// where Binary's evaluation order asks holds_node). The walkers below, and every pass written on
+// them (what a statement reads, plan/access.hpp; lowering; the Unfused rewrite; kernel view slots;
+// explain()'s text), work for every node kind alike, for user-facing trees and lowered kernel
+// bodies (exec/kernel.hpp) alike.
 #pragma once
 
 #include <tuple>
@@ -18,14 +19,6 @@
 #include "kfuse/expr/where.hpp"
 
 namespace kfuse::detail {
-
-/// A leaf has no children.
-template <class E>
-ChildRefs<> children(const E&) {
-  return {};
-}
-template <class E>
-using children_t = decltype(children(std::declval<const E&>()));
 
 template <class E>
 inline constexpr bool is_leaf_node_v = std::tuple_size_v<children_t<E>> == 0;
@@ -81,20 +74,6 @@ struct fold_children<Collect, ChildRefs<>, Found> {
 template <template <class, class> class Collect, class C, class... Rest, class Found>
 struct fold_children<Collect, ChildRefs<C, Rest...>, Found>
     : fold_children<Collect, ChildRefs<Rest...>, typename Collect<std::decay_t<C>, Found>::type> {};
-
-template <template <class> class Is, class E>
-constexpr bool holds_node();
-
-template <template <class> class Is, class... Child>
-constexpr bool holds_node_in(const ChildRefs<Child...>*) {
-  return (holds_node<Is, Child>() || ...);
-}
-
-/// Whether a tree of type E has a node N with Is<N>::value (at compile time).
-template <template <class> class Is, class E>
-constexpr bool holds_node() {
-  return Is<E>::value || holds_node_in<Is>(static_cast<const children_t<E>*>(nullptr));
-}
 
 template <template <class> class Is, class E, class F>
 void for_each_node_of(const E& e, F& f);

@@ -38,9 +38,6 @@ template <class C, class A, class B, class X, class Y, class Z>
 auto rebuild(const Where<C, A, B>&, const X& cond, const Y& if_true, const Z& if_false) {
   return Where<X, Y, Z>{{}, cond, if_true, if_false};
 }
-template <class C, class A, class B>
-struct runs_loop<Where<C, A, B>>
-    : std::bool_constant<runs_loop<C>::value || runs_loop<A>::value || runs_loop<B>::value> {};
 
 }  // namespace kfuse::detail
 
