@@ -214,6 +214,27 @@ int repetitions_for(const Options& options, double round_seconds) {
   return int(std::clamp(std::ceil(budget_seconds / round_seconds), double(least), double(most)));
 }
 
+/// The order in which a round runs the variants (indices into `names`, the report's
+/// order): the report's, with the hand-written reference moved next to `fused`, after it or
+/// (`reference_first`) before it. A shared machine's speed drifts, so the ratio of
+/// neighbouring runs spreads less (on the AMD EPYC VM, about half as much on cfd and swe:
+/// docs/benchmarks.md, Metrics).
+std::vector<std::size_t> run_order(const std::vector<std::string>& names, bool reference_first) {
+  const auto at = [&](const char* name) {
+    return std::size_t(std::find(names.begin(), names.end(), name) - names.begin());
+  };
+  const std::size_t n = names.size(), fused = at("fused"), reference = at("kokkos");
+  std::vector<std::size_t> order;
+  for (std::size_t v = 0; v < n; ++v) {
+    if (fused == n || reference == n || (v != fused && v != reference))
+      order.push_back(v);
+    else if (v == fused)
+      order.insert(order.end(),
+                   {reference_first ? reference : fused, reference_first ? fused : reference});
+  }
+  return order;
+}
+
 /// Sets up every selected variant of `workload` at `setup.size`, variant `first` first
 /// and the others after it in turn (a later placement's variants land on memory that
 /// others held), and runs each once, counting its kernels and allreduces (the warm-up):
@@ -373,12 +394,15 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     const int reps = repetitions_for(options, per_rep);
 
     // Timed repetitions, variants interleaved, each round followed by a triad. Round r
-    // starts with variant r mod n: the variant run right after a triad measured 2-5%
-    // slower than in other positions (cfd, whose arrays stay in cache), so no variant
-    // may always take that place. The rounds are shared out among the placements: before
+    // starts with variant r mod n of the run order: the variant run right after a triad
+    // measured 2-5% slower than in other positions (cfd, whose arrays stay in cache), so
+    // no variant may always take that place. The run order puts fused and the reference
+    // next to each other (run_order), fused first in one cycle of n rounds and the
+    // reference in the next. The rounds are shared out among the placements: before
     // each share but the first, the variants are made again on memory given back to the
     // system, the next one first and behind a PageShift, so that no variant keeps the pages
     // it started on.
+    const std::vector<std::size_t> orders[2] = {run_order(names, false), run_order(names, true)};
     std::vector<std::vector<double>> times(n);
     std::vector<double> triads;
     const int placements = std::clamp(options.placements, 1, reps);
@@ -400,7 +424,7 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
           std::fflush(stderr);
         }
         for (std::size_t k = 0; k < n; ++k) {
-          const std::size_t v = (std::size_t(r) + k) % n;
+          const std::size_t v = orders[std::size_t(r) / n % 2][(std::size_t(r) + k) % n];
           variants[v]->reset();
           const double seconds = timed_max_over_ranks(comm, [&] {
             for (int it = 0; it < iterations; ++it) variants[v]->step();
