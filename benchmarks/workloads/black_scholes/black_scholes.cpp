@@ -12,7 +12,7 @@ namespace {
 // The constants are literals (kfuse::literals): written into the kernel's code as the
 // hand-written kernel's are, so that the formulas used twice (d's cumulative normal, V
 // sqrt(t)) hold each constant once. As plain doubles, each occurrence is a value of its
-// own that the kernel keeps in a register or on the stack (docs/benchmarks.md).
+// own that the kernel keeps in a register or on the stack (docs/benchmarks-log.md).
 using namespace kfuse::literals;
 constexpr auto r = 0.02_kf;
 constexpr auto v = 0.3_kf;

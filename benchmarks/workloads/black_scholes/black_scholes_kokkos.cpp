@@ -3,7 +3,7 @@
 // vectorises: chunks with an inner loop marked independent (hand_loops.hpp),
 // and an exp and log that vectorise with it (kfuse's, the same as the fused
 // kernel's: glibc's are a call per element, which keeps the loop scalar); |d|
-// as fabs, a mask of the sign bit (a select let GCC divide twice, docs/benchmarks.md).
+// as fabs, a mask of the sign bit (a select let GCC divide twice, docs/benchmarks-log.md).
 #include <cmath>
 
 #include "black_scholes.hpp"

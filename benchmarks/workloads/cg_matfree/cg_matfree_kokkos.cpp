@@ -2,7 +2,7 @@
 // the stencil overlapped with the halo exchange, reductions split over lanes,
 // and A p applied twice rather than stored (a stencil costs less than the
 // vector pass that storing A p and reading it back takes: 1.11-1.23x faster
-// in docs/benchmarks.md's runs; kfuse::cg_matfree does the same).
+// in docs/benchmarks-log.md's runs; kfuse::cg_matfree does the same).
 // Matrix-free CG by hand: three Kokkos kernels per iteration on the grid
 // arrays, the first stencil fused with its dot and overlapped with p's halo
 // exchange (kfuse::HaloExchange: interior points while the messages fly,

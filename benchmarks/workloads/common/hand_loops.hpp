@@ -77,7 +77,7 @@ inline constexpr bool host_loops =
 // A host chunk's or row's loop is a function of its own (KFUSE_NOINLINE on the functors'
 // operator() below), called once per chunk or row, as kfuse's host kernels are
 // (exec/kernel.hpp, HostCalls). Inlined into Kokkos' loop over the rows, GCC compiled
-// cfd's sweep about a quarter slower (docs/benchmarks.md, 2026-11-30).
+// cfd's sweep about a quarter slower (docs/benchmarks-log.md, 2026-11-30).
 
 /// Indices per chunk of a rank-1 loop.
 inline constexpr std::int64_t chunk_size = host_loops ? 1024 : 1;

@@ -49,7 +49,7 @@ using view_t = Kokkos::View<typename view_data<T, N>::type, Kokkos::LayoutRight,
 /// 704 bytes (11 cache lines) apart, so the few arrays one kernel streams
 /// never share an address offset modulo 4 KiB. When a kernel's stores and
 /// the next iteration's loads do, the core stalls each load on the store
-/// (4K aliasing): SWE lost up to 13% to it (docs/benchmarks.md).
+/// (4K aliasing): SWE lost up to 13% to it (docs/benchmarks-log.md).
 inline constexpr std::size_t array_page = 4096;
 inline std::size_t next_array_offset() {
   static std::atomic<std::size_t> count{0};
@@ -79,7 +79,7 @@ inline bool huge_pages_wanted() {
 /// host memory) of at least 4 MiB, where wanted. A kernel streaming such arrays
 /// through 4 KiB pages misses the TLB once per page, a page walk that a virtual
 /// machine's nested paging makes long (the STREAM triad on the AMD EPYC VM of
-/// docs/benchmarks.md: about 30 GB/s, up to 60 on huge pages).
+/// docs/benchmarks-log.md: about 30 GB/s, up to 60 on huge pages).
 template <class Space>
 bool huge_pages_back(std::size_t bytes) {
   if constexpr (std::is_same_v<Space, Kokkos::HostSpace>)

@@ -182,7 +182,7 @@ struct HaloCopy {
 /// along a line (coalesced), each finding its box among at most 26. A team
 /// per line left most of a GPU team idle on a column face, whose lines are a
 /// cell long: 10246 teams to pack a 5120² grid's periodic faces, 52 us a
-/// launch on an H100 (docs/benchmarks.md, the sixth GPU session).
+/// launch on an H100 (docs/benchmarks-log.md, the sixth GPU session).
 template <class T, int N, bool Unpack>
 struct HaloCellCopy {
   view_t<T, N> view;

@@ -5,7 +5,7 @@
 // kernel, so a formula used twice (Black-Scholes' cumulative normal) holds its
 // constants twice. A literal is a type whose value the compiler sees, as a
 // hand-written kernel's constants: equal literals are one constant, used from
-// memory by the instructions themselves (docs/benchmarks.md, Black-Scholes).
+// memory by the instructions themselves (docs/benchmarks-log.md, Black-Scholes).
 #pragma once
 
 #include <cstdint>

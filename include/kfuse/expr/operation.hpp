@@ -241,7 +241,7 @@ struct Binary : ExprTag {
   /// compilers evaluate `a / b` on numbers, but a sparse product's row before what it is
   /// combined with (`b(i) - sum` after the row's loop). As a call's two arguments GCC
   /// evaluated the right operand first, and Black-Scholes' fused loop began with its
-  /// divisor's square root, about 2% slower (docs/benchmarks.md). The same values either way.
+  /// divisor's square root, about 2% slower (docs/benchmarks-log.md). The same values either way.
   template <class P, class Regs>
   KOKKOS_INLINE_FUNCTION value_type eval(const P& p, Regs& r) const {
     if constexpr (holds_node<runs_own_loop, R>() && !holds_node<runs_own_loop, L>()) {

@@ -20,7 +20,7 @@ struct Where : ExprTag {
   /// Both branches evaluated, then one selected, as NumPy's where takes two computed arrays:
   /// a select vectorises where a branch does not. (With the branch, a condition on Scalars
   /// that the kernel's stores might alias was reloaded and tested at every point, and
-  /// BiCGSTAB's guarded update ran scalar: docs/benchmarks.md.)
+  /// BiCGSTAB's guarded update ran scalar: docs/benchmarks-log.md.)
   template <class P, class R>
   KOKKOS_INLINE_FUNCTION value_type eval(const P& p, R& r) const {
     const bool chosen = cond.eval(p, r);

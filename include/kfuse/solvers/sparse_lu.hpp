@@ -10,7 +10,7 @@
 // sum in a register, the backward row times D^-1 (no division, no test on an
 // entry). Kokkos Kernels' sequential trsv updates x in memory once per entry
 // by rows, or copies its right-hand side into x first by columns: 20-25%
-// slower (docs/benchmarks.md, 2026-12-05).
+// slower (docs/benchmarks-log.md, 2026-12-05).
 #pragma once
 
 #include <algorithm>
