@@ -171,11 +171,11 @@ TEST_CASE("a kernel finds the sparse rows in an operand, which it computes first
   using namespace kfuse::detail;
   using Row = SparseRowRead<double, int>;
   using Read = ParamRead<0, double, 1, std::integer_sequence<int, 0>>;
-  static_assert(holds_node<runs_own_loop, Row>() && !holds_node<runs_own_loop, Read>());
-  static_assert(holds_node<runs_own_loop, Binary<Subtract, Read, Row>>());  // b - A x
-  static_assert(holds_node<runs_own_loop, Unary<Negate, Binary<Multiply, Read, Row>>>());
-  static_assert(holds_node<runs_own_loop, Where<Binary<Greater, Read, Read>, Read, Row>>());
-  static_assert(!holds_node<runs_own_loop, Binary<Divide, Unary<Log, Read>, Unary<Sqrt, Read>>>());
+  static_assert(runs_loop_v<Row> && !runs_loop_v<Read>);
+  static_assert(runs_loop_v<Binary<Subtract, Read, Row>>);  // b - A x
+  static_assert(runs_loop_v<Unary<Negate, Binary<Multiply, Read, Row>>>);
+  static_assert(runs_loop_v<Where<Binary<Greater, Read, Read>, Read, Row>>);
+  static_assert(!runs_loop_v<Binary<Divide, Unary<Log, Read>, Unary<Sqrt, Read>>>);
 }
 
 namespace {

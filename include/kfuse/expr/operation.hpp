@@ -203,10 +203,14 @@ template <class E>
 struct runs_own_loop_flag<E, std::void_t<decltype(E::runs_loop)>>
     : std::bool_constant<E::runs_loop> {};
 /// Whether evaluating node E at a point runs a loop of its own (`static constexpr bool
-/// runs_loop = true`: a sparse product's row); holds_node<runs_own_loop, E>() asks it of a
-/// whole tree.
+/// runs_loop = true`: a sparse product's row).
 template <class E>
 using runs_own_loop = runs_own_loop_flag<E>;
+/// Whether evaluating E at a point runs a loop (a node of E runs its own): a constant that
+/// device code may read, where nvcc does not let a __host__ __device__ function call
+/// holds_node, a host constexpr function.
+template <class E>
+inline constexpr bool runs_loop_v = holds_node<runs_own_loop, E>();
 
 template <class Op, class E>
 struct Unary : ExprTag {
@@ -244,7 +248,7 @@ struct Binary : ExprTag {
   /// divisor's square root, about 2% slower (docs/benchmarks-log.md). The same values either way.
   template <class P, class Regs>
   KOKKOS_INLINE_FUNCTION value_type eval(const P& p, Regs& r) const {
-    if constexpr (holds_node<runs_own_loop, R>() && !holds_node<runs_own_loop, L>()) {
+    if constexpr (runs_loop_v<R> && !runs_loop_v<L>) {
       const auto b = static_cast<operand_type>(rhs.eval(p, r));
       return op.apply(static_cast<operand_type>(lhs.eval(p, r)), b);
     } else {
