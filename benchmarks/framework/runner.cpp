@@ -217,8 +217,9 @@ int repetitions_for(const Options& options, double round_seconds) {
 /// The order in which a round runs the variants (indices into `names`, the report's
 /// order): the report's, with the hand-written reference moved next to `fused`, after it or
 /// (`reference_first`) before it. A shared machine's speed drifts, so the ratio of
-/// neighbouring runs spreads less (on the AMD EPYC VM, about half as much on cfd and swe:
-/// docs/benchmarks.md, Metrics).
+/// neighbouring runs should spread less (in run 31 on the AMD EPYC VM, about half as much
+/// on cfd and swe; whole runs since have spread as much as before: docs/benchmarks.md,
+/// Metrics).
 std::vector<std::size_t> run_order(const std::vector<std::string>& names, bool reference_first) {
   const auto at = [&](const char* name) {
     return std::size_t(std::find(names.begin(), names.end(), name) - names.begin());
