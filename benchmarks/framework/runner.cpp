@@ -214,24 +214,20 @@ int repetitions_for(const Options& options, double round_seconds) {
   return int(std::clamp(std::ceil(budget_seconds / round_seconds), double(least), double(most)));
 }
 
-/// The order in which a round runs the variants (indices into `names`, the report's
-/// order): the report's, with the hand-written reference moved next to `fused`, after it or
-/// (`reference_first`) before it. A shared machine's speed drifts, so the ratio of
-/// neighbouring runs should spread less (in run 31 on the AMD EPYC VM, about half as much
-/// on cfd and swe; whole runs since have spread as much as before: docs/benchmarks.md,
-/// Metrics).
-std::vector<std::size_t> run_order(const std::vector<std::string>& names, bool reference_first) {
-  const auto at = [&](const char* name) {
-    return std::size_t(std::find(names.begin(), names.end(), name) - names.begin());
-  };
-  const std::size_t n = names.size(), fused = at("fused"), reference = at("kokkos");
+/// The order in which a round runs `n` variants (the report's order): the report's, with
+/// the hand-written reference (index `reference`) moved next to `fused`, after it or
+/// (`reference_first`) before it; -1: not run. A shared machine's speed drifts, so the
+/// ratio of neighbouring runs should spread less (in run 31 on the AMD EPYC VM, about half
+/// as much on cfd and swe; whole runs since have spread as much as before:
+/// docs/benchmarks.md, Metrics).
+std::vector<std::size_t> run_order(std::size_t n, int fused, int reference, bool reference_first) {
   std::vector<std::size_t> order;
   for (std::size_t v = 0; v < n; ++v) {
-    if (fused == n || reference == n || (v != fused && v != reference))
+    if (fused < 0 || reference < 0 || (int(v) != fused && int(v) != reference))
       order.push_back(v);
-    else if (v == fused)
-      order.insert(order.end(),
-                   {reference_first ? reference : fused, reference_first ? fused : reference});
+    else if (int(v) == fused)
+      order.insert(order.end(), {std::size_t(reference_first ? reference : fused),
+                                 std::size_t(reference_first ? fused : reference)});
   }
   return order;
 }
@@ -403,7 +399,14 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
     // each share but the first, the variants are made again on memory given back to the
     // system, the next one first and behind a PageShift, so that no variant keeps the pages
     // it started on.
-    const std::vector<std::size_t> orders[2] = {run_order(names, false), run_order(names, true)};
+    auto index_of = [&](const std::string& name) -> int {
+      for (std::size_t v = 0; v < n; ++v)
+        if (names[v] == name) return int(v);
+      return -1;
+    };
+    const int ref = index_of("kokkos"), fused = index_of("fused");
+    const std::vector<std::size_t> orders[2] = {run_order(n, fused, ref, false),
+                                                run_order(n, fused, ref, true)};
     std::vector<std::vector<double>> times(n);
     std::vector<double> triads;
     const int placements = std::clamp(options.placements, 1, reps);
@@ -452,12 +455,7 @@ std::vector<Row> run_suite(const Options& options, const Comm& comm, const Strea
 
     // Results against the hand-written reference, one variant's gathered fields at a
     // time (each holds whole arrays on every rank).
-    auto index_of = [&](const std::string& name) -> int {
-      for (std::size_t v = 0; v < n; ++v)
-        if (names[v] == name) return int(v);
-      return -1;
-    };
-    const int ref = index_of("kokkos"), unfused = index_of("unfused"), petsc = index_of("petsc");
+    const int unfused = index_of("unfused"), petsc = index_of("petsc");
     const Fields reference = ref >= 0 ? variants[std::size_t(ref)]->result() : Fields{};
     auto speedup = [&](int base, std::size_t v) {
       if (base < 0) return 0.0;
