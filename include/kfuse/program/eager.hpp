@@ -132,7 +132,7 @@ void eager_assign_to(const char* api, Target& target, const Expr& expr) {
   // per row; unless y is x (then the general path computes through a copy). On the
   // host the general path loops along rows as fused programs do: 3-13% faster than
   // Kokkos Kernels' SpMV here (a 2-D Poisson matrix of 1-2 M rows, 1 and 2 ranks),
-  // and a file's eager products then compile no SpMV of Kokkos Kernels (docs/benchmarks.md,
+  // and a file's eager products then compile no SpMV of Kokkos Kernels (docs/benchmarks-log.md,
   // Compile cost).
   if constexpr (is_sparse_product<E>::value && std::is_same_v<default_schedule, DeviceSchedule>) {
     if (!e.x.same_storage(target)) {
