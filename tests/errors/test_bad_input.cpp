@@ -292,10 +292,21 @@ TEST_CASE("solver options out of range, or different on one rank") {
                          "kfuse::bicgstab: SolverOptions::max_it is -1");
   check_error_everywhere([&] { kfuse::cg(A, x, b, with([](auto& o) { o.atol = -1; })); },
                          "SolverOptions::atol is -1");
-  if (comm.size() > 1)
+  if (comm.size() > 1) {
     check_error_everywhere(
         [&] { kfuse::cg(A, x, b, with([](auto& o) { o.max_it = odd_one_out() ? 7 : 8; })); },
         "kfuse::cg: ranks passed different SolverOptions");
+    // A workspace on one rank only: a preconditioner bound to the last solve's vectors
+    // would rebind (collectively) on the ranks without one alone.
+    kfuse::SolverWorkspace workspace;
+    const auto jacobi = kfuse::pc::jacobi(A);
+    auto one_rank_keeps = [&](auto& o) { o.workspace = odd_one_out() ? &workspace : nullptr; };
+    check_error_everywhere([&] { kfuse::cg(A, x, b, with(one_rank_keeps), jacobi); },
+                           "kfuse::cg: ranks passed different SolverOptions");
+    check_error_everywhere([&] { kfuse::gmres(A, x, b, with(one_rank_keeps)); },
+                           "kfuse::gmres: ranks passed different SolverOptions");
+    CHECK(workspace.size() == 0);
+  }
   CHECK(x.gather() == std::vector<double>(30, 0.25));
 }
 

@@ -319,6 +319,20 @@ TEST_CASE("a SolverWorkspace keeps every solver's work vectors: a repeated solve
       check_workspace_reuse(method, C, options, user_c);
     }
   }
+  SUBCASE("built-in operators, whose programs stay bound to the reused vectors") {
+    kfuse::pc::MultigridOptions three_levels;
+    three_levels.levels = 3;
+    const auto multigrid_p = kfuse::pc::multigrid(P, {40, 40}, three_levels);
+    check_workspace_reuse(Method::cg, P, options, multigrid_p);
+    check_workspace_reuse(Method::cg, P, options, kfuse::pc::chebyshev(P, 3));
+    const auto ilu_c = kfuse::pc::bjacobi_ilu0(C);
+    const auto multigrid_c = kfuse::pc::multigrid(C, {40, 40}, three_levels);
+    for (Method method : {Method::bicgstab, Method::gmres, Method::fgmres}) {
+      CAPTURE(static_cast<int>(method));
+      check_workspace_reuse(method, C, options, ilu_c);
+      check_workspace_reuse(method, C, options, multigrid_c);
+    }
+  }
 
   SUBCASE("cg_matfree on Arrays") {
     constexpr std::int64_t nx = 30, ny = 24;
@@ -346,7 +360,7 @@ TEST_CASE("a SolverWorkspace keeps every solver's work vectors: a repeated solve
   }
 }
 
-TEST_CASE("a SolverWorkspace: per rank, replaced for another space, not shared by a nested solve") {
+TEST_CASE("a SolverWorkspace: replaced for another space, not shared by a nested solve") {
   kfuse::Comm comm;
   const auto C = kfuse::convection_diffusion2d<double>(comm, 30, 30, 1.0, 0.5);
   const Vector b = rhs_of_ones(C);
@@ -366,8 +380,7 @@ TEST_CASE("a SolverWorkspace: per rank, replaced for another space, not shared b
   const auto expected = kfuse::fgmres(C, expected_x, b, plain, nested(plain));
   kfuse::SolverWorkspace workspace;
   kfuse::SolverOptions shared = plain;
-  // Rank-local: at several ranks only rank 0 keeps its vectors.
-  shared.workspace = comm.rank() == 0 ? &workspace : nullptr;
+  shared.workspace = &workspace;
   for (int round = 0; round < 2; ++round) {
     x.fill(0.0);
     const auto result = kfuse::fgmres(C, x, b, shared, nested(shared));
@@ -375,7 +388,7 @@ TEST_CASE("a SolverWorkspace: per rank, replaced for another space, not shared b
     CHECK(result.iterations == expected.iterations);
     CHECK(x.gather() == expected_x.gather());
   }
-  if (comm.rank() == 0) CHECK(workspace.size() > 0);
+  CHECK(workspace.size() > 0);
 
   // Another row map: what the workspace holds is replaced, and still right.
   const auto small = kfuse::convection_diffusion2d<double>(comm, 12, 12, 1.0, 0.5);
@@ -387,6 +400,53 @@ TEST_CASE("a SolverWorkspace: per rank, replaced for another space, not shared b
   CHECK(small_x.gather() == small_expected.gather());
   workspace.clear();
   CHECK(workspace.size() == 0);
+}
+
+TEST_CASE("a repeated solve: one agreement on its arguments and options, M bound once a pair") {
+  if (!kfuse_test::counts_allreduces()) return;
+  kfuse::Comm comm;
+  const auto P = kfuse::poisson2d<double>(comm, 32, 32);
+  const Vector b = rhs_of_ones(P);
+  kfuse::pc::MultigridOptions three_levels;
+  three_levels.levels = 3;
+  const auto multigrid = kfuse::pc::multigrid(P, {32, 32}, three_levels);
+  // The allreduces of a solve of exactly `its` iterations, its workspace used once before.
+  auto allreduces = [&](Method method, const auto& m, int its) {
+    kfuse::SolverWorkspace workspace;
+    kfuse::SolverOptions options;
+    options.rtol = 0;
+    options.max_it = its;
+    options.workspace = &workspace;
+    Vector x(P.domain(), "x");
+    solve(method, P, x, b, options, m);
+    x.fill(0.0);
+    const std::int64_t before = kfuse_test::allreduce_calls();
+    CHECK(solve(method, P, x, b, options, m).iterations == its);
+    return kfuse_test::allreduce_calls() - before;
+  };
+  // CG: 2 an iteration, and 5 a solve: its arguments and options, its work vectors, the
+  // start's program and the iteration's bound, the start's norms.
+  const std::int64_t cg4 = allreduces(Method::cg, kfuse::pc::none, 4);
+  CHECK(allreduces(Method::cg, kfuse::pc::none, 8) - cg4 == 2 * 4);
+  CHECK(cg4 - 2 * 4 == 5);
+  // BiCGSTAB applies M to p and to s: the V-cycle's programs, bound to both pairs in the
+  // first solve, add nothing to an iteration but the cycle's own allreduces (a second
+  // call by hand, bound already: its check's one, then the cycle's).
+  Vector r(P.range(), "r"), z(P.range(), "z");
+  r = b;
+  multigrid(r, z);
+  const std::int64_t at = kfuse_test::allreduce_calls();
+  multigrid(r, z);
+  const std::int64_t cycle = kfuse_test::allreduce_calls() - at - 1;
+  for (Method method : {Method::bicgstab, Method::gmres}) {
+    CAPTURE(static_cast<int>(method));
+    const std::int64_t plain =
+        allreduces(method, kfuse::pc::none, 8) - allreduces(method, kfuse::pc::none, 4);
+    const std::int64_t preconditioned =
+        allreduces(method, multigrid, 8) - allreduces(method, multigrid, 4);
+    const int applies = method == Method::bicgstab ? 2 : 1;  // an iteration
+    CHECK(preconditioned == plain + 4 * applies * cycle);
+  }
 }
 
 TEST_CASE("kernels and allreduces per iteration: Jacobi stays fused, an operator M adds its own") {

@@ -117,15 +117,27 @@ class Comm {
 #if KFUSE_ENABLE_MPI
     int failing = local_error.empty() ? size_ : rank_;
     MPI_Allreduce(MPI_IN_PLACE, &failing, 1, MPI_INT, MPI_MIN, comm_);
-    if (failing == size_) return;
-    int length = rank_ == failing ? static_cast<int>(local_error.size()) : 0;
-    MPI_Bcast(&length, 1, MPI_INT, failing, comm_);
-    std::string message = rank_ == failing ? local_error : std::string(length, ' ');
-    MPI_Bcast(message.data(), length, MPI_CHAR, failing, comm_);
-    if (size_ > 1) message += " (detected on rank " + std::to_string(failing) + ")";
-    throw Error(message);
+    if (failing != size_) throw_agreed(failing, local_error);
 #else
     if (!local_error.empty()) throw Error(local_error);
+#endif
+  }
+
+  /// agree_or_throw(local_error) in the same allreduce as `maxima`, which become
+  /// each entry's largest over the ranks: a setup checks its arguments and
+  /// compares what must be alike on every rank in one message. Collective.
+  void agree_or_throw(const std::string& local_error, std::vector<std::int64_t>& maxima) const {
+#if KFUSE_ENABLE_MPI
+    // The lowest failing rank as the largest of the negated ranks (size_: none fails).
+    std::vector<std::int64_t> all{-std::int64_t(local_error.empty() ? size_ : rank_)};
+    all.insert(all.end(), maxima.begin(), maxima.end());
+    allreduce(all.data(), static_cast<int>(all.size()), ReduceOp::max);
+    const int failing = static_cast<int>(-all[0]);
+    if (failing != size_) throw_agreed(failing, local_error);
+    std::copy(all.begin() + 1, all.end(), maxima.begin());
+#else
+    if (!local_error.empty()) throw Error(local_error);
+    (void)maxima;
 #endif
   }
 
@@ -203,6 +215,16 @@ class Comm {
 
  private:
 #if KFUSE_ENABLE_MPI
+  /// The failing rank's message, sent to every rank and thrown there (agree_or_throw).
+  [[noreturn]] void throw_agreed(int failing, const std::string& local_error) const {
+    int length = rank_ == failing ? static_cast<int>(local_error.size()) : 0;
+    MPI_Bcast(&length, 1, MPI_INT, failing, comm_);
+    std::string message = rank_ == failing ? local_error : std::string(length, ' ');
+    MPI_Bcast(message.data(), length, MPI_CHAR, failing, comm_);
+    if (size_ > 1) message += " (detected on rank " + std::to_string(failing) + ")";
+    throw Error(message);
+  }
+
   /// allreduce_joined's datatype (T's bytes) and operation (T::join). Never freed: a
   /// static's destructor would run after MPI_Finalize, which releases them.
   template <class T>

@@ -22,6 +22,8 @@
 #pragma once
 
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "kfuse/exec/space.hpp"
 #include "kfuse/program/eager.hpp"
@@ -272,10 +274,11 @@ SolveResult bicgstab(const CsrMatrix<T>& A, Vector<T>& x, const Vector<T>& b,
                 "preconditioner, or callable as M(const kfuse::Vector<T>& r, "
                 "kfuse::Vector<T>& z)");
   constexpr const char* api = "kfuse::bicgstab";
-  detail::check_system(api, A, x, b);
-  detail::check_solver_options(api, A.range().comm(), options);
+  std::string error = detail::system_error(api, A, x, b);
+  if (error.empty()) error = detail::preconditioner_choice_error<M>(api, options);
+  detail::agree_on_solve(api, A.range().comm(), std::move(error), options);
   const detail::MatrixOperator<T> apply{A};
-  return detail::with_preconditioner(api, A, options, m, [&](const auto& preconditioner) {
+  return detail::with_preconditioner(A, options, m, [&](const auto& preconditioner) {
     return detail::stabilized_bicg(api, apply, x, b, options, preconditioner);
   });
 }

@@ -49,6 +49,7 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "kfuse/exec/space.hpp"
 #include "kfuse/program/eager.hpp"
@@ -517,10 +518,11 @@ SolveResult cg(const CsrMatrix<T>& A, Vector<T>& x, const Vector<T>& b,
                 "preconditioner, or callable as M(const kfuse::Vector<T>& r, "
                 "kfuse::Vector<T>& z)");
   constexpr const char* api = "kfuse::cg";
-  detail::check_system(api, A, x, b);
-  detail::check_solver_options(api, A.range().comm(), options);
+  std::string error = detail::system_error(api, A, x, b);
+  if (error.empty()) error = detail::preconditioner_choice_error<M>(api, options);
+  detail::agree_on_solve(api, A.range().comm(), std::move(error), options);
   const detail::MatrixOperator<T> apply{A};
-  return detail::with_preconditioner(api, A, options, m, [&](const auto& preconditioner) {
+  return detail::with_preconditioner(A, options, m, [&](const auto& preconditioner) {
     return detail::conjugate_gradient(api, apply, x, b, options, preconditioner);
   });
 }
@@ -547,9 +549,7 @@ void check_matfree(const V& x, const V& b, const SolverOptions& options,
     error = error_message(api,
                           ": Preconditioner::jacobi needs the operator's inverse diagonal "
                           "(the inverse_diagonal argument)");
-  const Comm& comm = space_of(x).base_comm();
-  comm.agree_or_throw(error);
-  check_solver_options(api, comm, options);
+  agree_on_solve(api, space_of(x).base_comm(), std::move(error), options);
 }
 
 }  // namespace detail

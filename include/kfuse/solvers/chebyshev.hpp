@@ -251,8 +251,6 @@ struct ChebyshevSteps {
   static_assert(First::kernel_count == 1 && Second::kernel_count == 1 && Step::kernel_count == 1,
                 "kfuse::pc::chebyshev: each Chebyshev iteration must fuse into one kernel");
 
-  const void* r = nullptr;  // storage bound (Vector::storage_id)
-  const void* z = nullptr;
   std::optional<First> first;
   std::optional<Second> second;
   std::array<std::optional<Step>, 3> step;  // by (j + 1 - degree) mod 3: the slot written
@@ -295,7 +293,7 @@ class Chebyshev {
     detail::ChebyshevCoefficients<T> coefficients;
     detail::ChebyshevScalars<T> scalars;
     std::vector<Vector<T>> work;  // slots 1 and 2 (degree >= 2)
-    detail::ChebyshevSteps<T> steps;
+    detail::PairBindings<detail::ChebyshevSteps<T>> steps;
   };
   void bind(const Vector<T>& r, const Vector<T>& z) const;
   std::shared_ptr<State> state_;
@@ -356,21 +354,20 @@ void Chebyshev<T>::bind(const Vector<T>& r, const Vector<T>& z) const {
     const int i = ((j - k) % 3 + 3) % 3;
     return i == 0 ? z : s.work[static_cast<std::size_t>(i - 1)];
   };
-  detail::ChebyshevSteps<T>& p = s.steps;
+  detail::ChebyshevSteps<T>& p = s.steps.replace();
   p.first.emplace(detail::chebyshev_first_step(slot(1), s.dinv, r, s.scalars));
   if (k >= 2)
     p.second.emplace(detail::chebyshev_second_step(s.A, slot(2), slot(1), s.dinv, r, s.scalars));
   for (int j = 2; j < std::min(k, 5); ++j)  // the three rotations of slots
     p.step[static_cast<std::size_t>(((j + 1 - k) % 3 + 3) % 3)].emplace(
         detail::chebyshev_step(s.A, slot(j + 1), slot(j), slot(j - 1), s.dinv, r, s.scalars));
-  p.r = r.storage_id();
-  p.z = z.storage_id();
+  s.steps.bound(r.storage_id(), z.storage_id());
 }
 
 template <class T>
 void Chebyshev<T>::operator()(const Vector<T>& r, Vector<T>& z) const {
-  if (detail::check_apply_vectors("kfuse::pc::chebyshev", state_->A.range(), r, z, state_->steps.r,
-                                  state_->steps.z))
+  if (detail::check_apply_vectors("kfuse::pc::chebyshev", state_->A.range(), r, z,
+                                  state_->steps.holds(r.storage_id(), z.storage_id())))
     bind(r, z);
   apply(r, z);
 }
@@ -378,16 +375,16 @@ void Chebyshev<T>::operator()(const Vector<T>& r, Vector<T>& z) const {
 template <class T>
 void Chebyshev<T>::apply(const Vector<T>& r, Vector<T>& z) const {
   State& s = *state_;
-  if (s.steps.r != r.storage_id() || s.steps.z != z.storage_id()) bind(r, z);
+  if (!s.steps.activate(r.storage_id(), z.storage_id())) bind(r, z);
   detail::ChebyshevScalars<T>& c = s.scalars;
   for (int j = 0; j < s.degree; ++j) {  // iteration j computes x_{j+1}
     s.coefficients.set(c, j);
     if (j == 0)
-      (*s.steps.first)();
+      (*s.steps.active().first)();
     else if (j == 1)
-      (*s.steps.second)();
+      (*s.steps.active().second)();
     else
-      (*s.steps.step[static_cast<std::size_t>(((j + 1 - s.degree) % 3 + 3) % 3)])();
+      (*s.steps.active().step[static_cast<std::size_t>(((j + 1 - s.degree) % 3 + 3) % 3)])();
   }
 }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "kfuse/core/error.hpp"
 #include "kfuse/dist/comm.hpp"
@@ -20,28 +21,53 @@
 
 namespace kfuse::detail {
 
-/// Collective: a kfuse::Error on every rank when an option is out of range
-/// (checked before the solve touches x) or differs between ranks.
-inline void check_solver_options(const char* api, const Comm& comm, const SolverOptions& o) {
-  std::string error;
+/// The first option out of range, "" when none.
+inline std::string solver_options_error(const char* api, const SolverOptions& o) {
   if (!(o.rtol >= 0 && o.rtol < 1))
-    error = error_message(api, ": SolverOptions::rtol is ", o.rtol, "; it must be >= 0 and < 1");
-  else if (!(o.atol >= 0 && std::isfinite(o.atol)))
-    error = error_message(api, ": SolverOptions::atol is ", o.atol, "; it must be finite and >= 0");
-  else if (!(o.dtol >= 0 && std::isfinite(o.dtol)))
-    error = error_message(api, ": SolverOptions::dtol is ", o.dtol,
-                          "; it must be finite and >= 0 (0: no divergence test)");
-  else if (o.max_it < 0)
-    error = error_message(api, ": SolverOptions::max_it is ", o.max_it, "; it must be >= 0");
-  else if (o.restart < 1)
-    error = error_message(api, ": SolverOptions::restart is ", o.restart, "; it must be >= 1");
-  comm.agree_or_throw(error);
-  check_same_values(api, comm,
-                    {bits_of(o.rtol), bits_of(o.atol), bits_of(o.dtol), o.max_it, o.monitor ? 1 : 0,
-                     static_cast<std::int64_t>(o.preconditioner), o.error_if_not_converged ? 1 : 0,
-                     o.restart, o.cg_single_reduction ? 1 : 0},
-                    "SolverOptions (tolerances, max_it, monitor set or not, preconditioner, "
-                    "error_if_not_converged, restart or cg_single_reduction)");
+    return error_message(api, ": SolverOptions::rtol is ", o.rtol, "; it must be >= 0 and < 1");
+  if (!(o.atol >= 0 && std::isfinite(o.atol)))
+    return error_message(api, ": SolverOptions::atol is ", o.atol, "; it must be finite and >= 0");
+  if (!(o.dtol >= 0 && std::isfinite(o.dtol)))
+    return error_message(api, ": SolverOptions::dtol is ", o.dtol,
+                         "; it must be finite and >= 0 (0: no divergence test)");
+  if (o.max_it < 0)
+    return error_message(api, ": SolverOptions::max_it is ", o.max_it, "; it must be >= 0");
+  if (o.restart < 1)
+    return error_message(api, ": SolverOptions::restart is ", o.restart, "; it must be >= 1");
+  return {};
+}
+
+/// A solve's checks, collective, in one allreduce before the solve touches x: a
+/// kfuse::Error on every rank when any rank found `local_error` (the first of
+/// its arguments' checks that failed there) or an option out of range, or when
+/// the ranks passed different options. A workspace counts as an option: a
+/// preconditioner keeps its programs bound to the vectors of the last solve,
+/// and a rank that reused them while another allocated new ones would bind
+/// alone (a collective) and wait forever.
+inline void agree_on_solve(const char* api, const Comm& comm, std::string local_error,
+                           const SolverOptions& o) {
+  if (local_error.empty()) local_error = solver_options_error(api, o);
+  const std::vector<std::int64_t> values{bits_of(o.rtol),
+                                         bits_of(o.atol),
+                                         bits_of(o.dtol),
+                                         o.max_it,
+                                         o.monitor ? 1 : 0,
+                                         static_cast<std::int64_t>(o.preconditioner),
+                                         o.error_if_not_converged ? 1 : 0,
+                                         o.restart,
+                                         o.cg_single_reduction ? 1 : 0,
+                                         o.workspace != nullptr ? 1 : 0};
+  // Largest values, then the largest complements: the smallest (~ reverses the order).
+  std::vector<std::int64_t> extremes(values);
+  for (std::int64_t v : values) extremes.push_back(~v);
+  comm.agree_or_throw(local_error, extremes);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (extremes[i] != ~extremes[values.size() + i])  // alike on every rank
+      throw Error(error_message(
+          api,
+          ": ranks passed different SolverOptions (tolerances, max_it, monitor set or not, "
+          "preconditioner, error_if_not_converged, restart, cg_single_reduction or workspace set "
+          "or not); every rank must pass the same"));
 }
 
 class Convergence {

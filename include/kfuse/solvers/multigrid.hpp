@@ -477,8 +477,6 @@ struct MultigridPrograms {
     std::optional<RestrictResidual> restrict_residual;   // into a direct coarse solve
     std::optional<Correct> correct;
   };
-  const void* r = nullptr;  // the bound r and z (Vector::storage_id)
-  const void* z = nullptr;
   std::optional<First> first;
   std::vector<Level> levels;
   std::optional<SweepDot> last_sweep;  // level 0's last iteration with r.z, by smoother
@@ -609,7 +607,8 @@ class Multigrid {
     Vector<T> u, inverse_diagonal;
     Scalar<T> w, rz;
   };
-  /// Binds the cycle to r and z (no checks, no communication).
+  /// Binds the cycle to r and z where it is not yet (no checks; a binding is
+  /// collective: the solvers call it alike on every rank).
   Ends ends(const Vector<T>& r, const Vector<T>& z) const;
   /// z = M r once u = w D^-1 r is computed (ends()): the rest of the V-cycle,
   /// its last kernel also reducing ends().rz = r.z (no allreduce: the solver's).
@@ -634,8 +633,8 @@ class Multigrid {
     MultigridOptions options;
     int slot_count = 2;  // iterates a smoother keeps: 2 (Jacobi) or 3 (Chebyshev)
     std::vector<Level> levels;
-    detail::MultigridPrograms<T, Policy> programs;
-    Scalar<T> rz{"mg.r.z"};  // Ends::rz
+    detail::PairBindings<detail::MultigridPrograms<T, Policy>> programs;
+    Scalar<T> rz{"mg.r.z"};  // Ends::rz, reduced by the programs bound to any pair
   };
   bool chebyshev() const { return state_->options.smoother == Smoother::chebyshev; }
   bool direct(int l) const { return state_->levels[l].direct != nullptr; }
@@ -643,10 +642,9 @@ class Multigrid {
   int final_slot() const { return (2 * state_->options.sweeps - 1) % state_->slot_count; }
   const Vector<T>& slot(int level, int i, const Vector<T>& z) const;
   void bind(const Vector<T>& r, const Vector<T>& z) const;
-  /// bind(r, z) unless the programs are bound to them already.
+  /// bind(r, z) unless programs are bound to them already (then those run).
   void bind_if_new(const Vector<T>& r, const Vector<T>& z) const {
-    const auto& programs = state_->programs;
-    if (programs.r != r.storage_id() || programs.z != z.storage_id()) bind(r, z);
+    if (!state_->programs.activate(r.storage_id(), z.storage_id())) bind(r, z);
   }
   /// Smoother iteration j on level l, the iterate in slot `at` (moved on);
   /// `from_zero`: the smoothing started from x = 0 (a pre-smoothing);
@@ -775,7 +773,7 @@ const Vector<T>& Multigrid<T, Policy>::slot(int l, int i, const Vector<T>& z) co
 template <class T, class Policy>
 void Multigrid<T, Policy>::bind(const Vector<T>& r, const Vector<T>& z) const {
   State& s = *state_;
-  auto& programs = s.programs;
+  auto& programs = s.programs.replace();
   const int L = levels();
   const int S = s.slot_count;
   programs.levels.clear();
@@ -834,26 +832,25 @@ void Multigrid<T, Policy>::bind(const Vector<T>& r, const Vector<T>& z) const {
   else
     programs.last_sweep.emplace(
         detail::mg_sweep<Policy>(finest.A, z, before, *finest.dinv, r, finest.w, s.rz));
-  programs.r = r.storage_id();
-  programs.z = z.storage_id();
+  s.programs.bound(r.storage_id(), z.storage_id());
 }
 
 template <class T, class Policy>
 void Multigrid<T, Policy>::smooth(int l, int j, bool from_zero, int& at, bool reduce_rz) const {
   State& s = *state_;
   Level& level = s.levels[l];
-  auto& p = s.programs.levels[static_cast<std::size_t>(l)];
+  auto& p = s.programs.active().levels[static_cast<std::size_t>(l)];
   at = (at + 1) % s.slot_count;
   if (!chebyshev() || j == 0) {  // Jacobi, or Chebyshev's x_1 = x_0 + s D^-1 (b - A x_0)
     if (reduce_rz)
-      (*s.programs.last_sweep)();
+      (*s.programs.active().last_sweep)();
     else
       (*p.sweep[at])();
     return;
   }
   level.coefficients.set(level.scalars, j);
   if (reduce_rz)
-    (*s.programs.last_step)();
+    (*s.programs.active().last_step)();
   else if (from_zero && j == 1)
     (*p.second[at])();
   else
@@ -863,7 +860,7 @@ void Multigrid<T, Policy>::smooth(int l, int j, bool from_zero, int& at, bool re
 template <class T, class Policy>
 void Multigrid<T, Policy>::cycle(int l, bool reduce_rz) const {
   State& s = *state_;
-  auto& p = s.programs.levels[static_cast<std::size_t>(l)];
+  auto& p = s.programs.active().levels[static_cast<std::size_t>(l)];
   const bool coarsest = l + 1 == levels();
   if (coarsest && direct(l)) {
     s.levels[l].direct->solve(*s.levels[l].b, s.levels[l].slots[0]);
@@ -888,7 +885,7 @@ void Multigrid<T, Policy>::cycle(int l, bool reduce_rz) const {
 template <class T, class Policy>
 void Multigrid<T, Policy>::apply(const Vector<T>& r, Vector<T>& z) const {
   bind_if_new(r, z);
-  (*state_->programs.first)();
+  (*state_->programs.active().first)();
   cycle(0);
 }
 
@@ -908,7 +905,7 @@ void Multigrid<T, Policy>::apply_from_first_sweep(const Vector<T>& r, Vector<T>&
 template <class T, class Policy>
 void Multigrid<T, Policy>::operator()(const Vector<T>& r, Vector<T>& z) const {
   if (detail::check_apply_vectors("kfuse::pc::multigrid", state_->levels[0].A.range(), r, z,
-                                  state_->programs.r, state_->programs.z))
+                                  state_->programs.holds(r.storage_id(), z.storage_id())))
     bind(r, z);
   apply(r, z);
 }

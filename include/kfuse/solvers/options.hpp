@@ -18,7 +18,8 @@ enum class Preconditioner {
 };
 
 /// Every rank must pass the same options (checked: a kfuse::Error on every
-/// rank otherwise, as for out-of-range values), but for `workspace`.
+/// rank otherwise, as for out-of-range values); `workspace` set on every rank
+/// (each its own) or on none.
 struct SolverOptions {
   double rtol = 1e-8;  ///< relative to ||b||; 0 <= rtol < 1, as PETSc requires
   int max_it = 1000;   ///< >= 0
@@ -53,7 +54,8 @@ struct SolverOptions {
   /// iteration instead, 48 bytes a point (kfuse/solvers/cg_sweep.hpp).
   bool cg_single_reduction = false;
   /// Where the solver keeps its work vectors between solves (see
-  /// kfuse::SolverWorkspace); none: allocated and freed by every solve.
+  /// kfuse::SolverWorkspace), set on every rank or on none; none: allocated
+  /// and freed by every solve.
   SolverWorkspace* workspace = nullptr;
 };
 

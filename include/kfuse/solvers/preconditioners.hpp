@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -226,53 +227,97 @@ decltype(auto) solver_preconditioner(const M& m) {
     return (m);
 }
 
-/// A preconditioner passed as M and SolverOptions::preconditioner both set
-/// is refused (on every rank: the options are the same everywhere).
-inline void check_one_preconditioner(const char* api, const Comm& comm,
-                                     const SolverOptions& options) {
-  std::string error;
-  if (options.preconditioner != Preconditioner::none)
-    error = error_message(api,
-                          ": a preconditioner is passed as M and SolverOptions::preconditioner"
-                          " is set as well; use one of them (kfuse::pc::jacobi(A) replaces "
-                          "Preconditioner::jacobi)");
-  comm.agree_or_throw(error);
+/// Where a preconditioner is passed as M and SolverOptions::preconditioner is
+/// set as well, why ("" otherwise; agreed with the options, agree_on_solve).
+template <class M>
+std::string preconditioner_choice_error(const char* api, const SolverOptions& options) {
+  if (is_no_preconditioner<M>::value || options.preconditioner == Preconditioner::none) return {};
+  return error_message(api,
+                       ": a preconditioner is passed as M and SolverOptions::preconditioner"
+                       " is set as well; use one of them (kfuse::pc::jacobi(A) replaces "
+                       "Preconditioner::jacobi)");
 }
 
 /// Runs `solve(m)` with the preconditioner as the solvers take it: M, or
 /// Jacobi when M is pc::none and SolverOptions::preconditioner asks for it.
 template <class T, class M, class Solve>
-SolveResult with_preconditioner(const char* api, const CsrMatrix<T>& A,
-                                const SolverOptions& options, const M& m, const Solve& solve) {
+SolveResult with_preconditioner(const CsrMatrix<T>& A, const SolverOptions& options, const M& m,
+                                const Solve& solve) {
   if constexpr (is_no_preconditioner<M>::value) {
     if (options.preconditioner == Preconditioner::jacobi) {
       const auto jacobi = pc::jacobi(A);
       return solve(DiagonalScaling<Vector<T>>{jacobi.inverse_diagonal()});
     }
-  } else {
-    check_one_preconditioner(api, A.range().comm(), options);
   }
   return solve(solver_preconditioner<Vector<T>>(m));
 }
 
+/// A built-in operator's programs (z = M r) bound to the (r, z) pairs of its
+/// last two applies: a solver that applies it to two pairs in turn (BiCGSTAB's
+/// p and s, GMRES's v and w) binds each pair once, not at every apply, and a
+/// repeated solve in the same work vectors binds none. Binding is collective,
+/// and which pair a set holds is decided alike on every rank: the ranks apply
+/// the operator in the same order to vectors made alike (solvers agree that
+/// every rank keeps its work vectors or none, agree_on_solve).
+template <class Programs>
+class PairBindings {
+ public:
+  /// Whether a set is bound to (r, z).
+  bool holds(const void* r, const void* z) const { return index_of(r, z) >= 0; }
+  /// Makes the set bound to (r, z) the active one; false where none is.
+  bool activate(const void* r, const void* z) {
+    const int k = index_of(r, z);
+    if (k >= 0) active_ = k;
+    return k >= 0;
+  }
+  /// The set to bind anew, the one used longer ago; it holds no pair until
+  /// bound(), so that a binding that throws leaves it unused.
+  Programs& replace() {
+    Set& older = sets_[static_cast<std::size_t>(1 - active_)];
+    older.r = older.z = nullptr;
+    return older.programs;
+  }
+  /// replace()'s set, now bound to (r, z), made the active one.
+  void bound(const void* r, const void* z) {
+    active_ = 1 - active_;
+    sets_[static_cast<std::size_t>(active_)].r = r;
+    sets_[static_cast<std::size_t>(active_)].z = z;
+  }
+  Programs& active() { return sets_[static_cast<std::size_t>(active_)].programs; }
+
+ private:
+  int index_of(const void* r, const void* z) const {
+    for (int k : {active_, 1 - active_})
+      if (sets_[static_cast<std::size_t>(k)].r == r && sets_[static_cast<std::size_t>(k)].z == z)
+        return k;
+    return -1;
+  }
+  struct Set {
+    const void* r = nullptr;  // Vector::storage_id of the bound r and z
+    const void* z = nullptr;
+    Programs programs;
+  };
+  std::array<Set, 2> sets_;
+  int active_ = 0;
+};
+
 /// The checks of a built-in operator's z = M r called by hand (collective):
 /// r and z on `rows` and not one vector, a kfuse::Error on every rank
-/// otherwise; true, on every rank, when some rank passes other vectors than
-/// the `bound` ones (the operator's programs must then be bound anew, which
-/// is collective).
+/// otherwise; true, on every rank, when some rank's operator holds no
+/// programs bound to (r, z) (`bound`: whether this rank's does; binding them
+/// anew is collective).
 template <class T>
 bool check_apply_vectors(const char* api, const RowMap& rows, const Vector<T>& r,
-                         const Vector<T>& z, const void* bound_r, const void* bound_z) {
+                         const Vector<T>& z, bool bound) {
   std::string error;
   if (r.row_map() != rows || z.row_map() != rows)
     error = error_message(api, ": r ('", r.label(), "') and z ('", z.label(),
                           "') must lie on the matrix's rows (", rows.describe(), ")");
   else if (r.same_storage(z))
     error = error_message(api, ": r and z are the same vector; z = M r needs two");
-  rows.comm().agree_or_throw(error);
-  std::int64_t rebind = bound_r != r.storage_id() || bound_z != z.storage_id();
-  rows.comm().allreduce(&rebind, 1, ReduceOp::max);
-  return rebind != 0;
+  std::vector<std::int64_t> rebind{bound ? 0 : 1};
+  rows.comm().agree_or_throw(error, rebind);
+  return rebind[0] != 0;
 }
 
 /// z = M r for an operator preconditioner. A user's callable that throws on

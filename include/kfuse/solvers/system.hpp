@@ -96,22 +96,23 @@ template <class Apply, class V, class P = typename param_for<0, V>::type>
 inline constexpr bool reads_only_its_argument_v =
     reads_only<P, decltype(std::declval<const Apply&>()(std::declval<const P&>()))>();
 
-/// Checks that A is square and x, b lie on its columns and rows.
+/// Where A is not square or x, b do not lie on its columns and rows, why (on
+/// this rank; the solvers agree on it with their options, agree_on_solve).
 template <class T>
-void check_system(const char* api, const CsrMatrix<T>& A, const Vector<T>& x, const Vector<T>& b) {
-  std::string error;
+std::string system_error(const char* api, const CsrMatrix<T>& A, const Vector<T>& x,
+                         const Vector<T>& b) {
   if (A.global_rows() != A.global_cols())
-    error = error_message(api, ": '", A.label(), "' is ", A.global_rows(), " x ", A.global_cols(),
-                          "; the method needs a square matrix");
-  else if (x.row_map() != A.domain())
-    error = error_message(api, ": x ('", x.label(), "', ", x.row_map().describe(),
-                          ") does not lie on the columns of '", A.label(), "' (",
-                          A.domain().describe(), ")");
-  else if (b.row_map() != A.range())
-    error = error_message(api, ": b ('", b.label(), "', ", b.row_map().describe(),
-                          ") does not lie on the rows of '", A.label(), "' (", A.range().describe(),
-                          ")");
-  A.range().comm().agree_or_throw(error);
+    return error_message(api, ": '", A.label(), "' is ", A.global_rows(), " x ", A.global_cols(),
+                         "; the method needs a square matrix");
+  if (x.row_map() != A.domain())
+    return error_message(api, ": x ('", x.label(), "', ", x.row_map().describe(),
+                         ") does not lie on the columns of '", A.label(), "' (",
+                         A.domain().describe(), ")");
+  if (b.row_map() != A.range())
+    return error_message(api, ": b ('", b.label(), "', ", b.row_map().describe(),
+                         ") does not lie on the rows of '", A.label(), "' (", A.range().describe(),
+                         ")");
+  return {};
 }
 
 /// Checks that A is square with rows and columns split alike, so that each

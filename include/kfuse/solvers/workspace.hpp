@@ -26,8 +26,10 @@ class WorkVectors;
 /// the previous one allocates nothing; one on another space (or GMRES with
 /// another restart) replaces what it needs. A solve that finds it in use (a
 /// preconditioner solving with the same options) works in vectors of its
-/// own. Rank-local: a rank may set it or not. Holds Kokkos memory: clear or
-/// destroy it before Kokkos is finalized, as any kfuse::Vector.
+/// own. Set on every rank or on none (the ranks agree on it as on every
+/// option): a built-in preconditioner stays bound to the last solve's vectors,
+/// and rebinding is collective. Holds Kokkos memory: clear or destroy it
+/// before Kokkos is finalized, as any kfuse::Vector.
 class SolverWorkspace {
  public:
   SolverWorkspace() = default;
