@@ -123,24 +123,6 @@ class Comm {
 #endif
   }
 
-  /// agree_or_throw(local_error) in the same allreduce as `maxima`, which become
-  /// each entry's largest over the ranks: a setup checks its arguments and
-  /// compares what must be alike on every rank in one message. Collective.
-  void agree_or_throw(const std::string& local_error, std::vector<std::int64_t>& maxima) const {
-#if KFUSE_ENABLE_MPI
-    // The lowest failing rank as the largest of the negated ranks (size_: none fails).
-    std::vector<std::int64_t> all{-std::int64_t(local_error.empty() ? size_ : rank_)};
-    all.insert(all.end(), maxima.begin(), maxima.end());
-    allreduce(all.data(), static_cast<int>(all.size()), ReduceOp::max);
-    const int failing = static_cast<int>(-all[0]);
-    if (failing != size_) throw_agreed(failing, local_error);
-    std::copy(all.begin() + 1, all.end(), maxima.begin());
-#else
-    if (!local_error.empty()) throw Error(local_error);
-    (void)maxima;
-#endif
-  }
-
   /// Collective: runs f() on every rank; an exception it throws on any rank
   /// (its what(): std::bad_alloc too) is a kfuse::Error on every rank, as
   /// agree_or_throw throws it.
@@ -159,13 +141,30 @@ class Comm {
   /// ranks and the returned vector its largest (the smallest is the largest
   /// complement: ~ reverses the order of two's-complement integers).
   std::vector<std::int64_t> reduce_extremes(std::vector<std::int64_t>& values) const {
+    return agree_or_throw({}, values);
+  }
+
+  /// agree_or_throw(local_error) and reduce_extremes(values) in one allreduce:
+  /// a setup checks its arguments and compares what must be alike on every
+  /// rank in one message. Collective.
+  std::vector<std::int64_t> agree_or_throw(const std::string& local_error,
+                                           std::vector<std::int64_t>& values) const {
+#if !KFUSE_ENABLE_MPI
+    if (!local_error.empty()) throw Error(local_error);
+#endif
     const std::size_t n = values.size();
-    std::vector<std::int64_t> both(values);
-    for (std::int64_t v : values) both.push_back(~v);
-    allreduce(both.data(), static_cast<int>(both.size()), ReduceOp::max);
-    for (std::size_t i = 0; i < n; ++i) values[i] = ~both[n + i];
-    both.resize(n);
-    return both;
+    std::vector<std::int64_t> all(values);
+    for (std::int64_t v : values) all.push_back(~v);
+    // The lowest failing rank as the largest of the negated ranks (size_: none fails).
+    all.push_back(-std::int64_t(local_error.empty() ? size_ : rank_));
+    allreduce(all.data(), static_cast<int>(all.size()), ReduceOp::max);
+#if KFUSE_ENABLE_MPI
+    if (const int failing = static_cast<int>(-all.back()); failing != size_)
+      throw_agreed(failing, local_error);
+#endif
+    for (std::size_t i = 0; i < n; ++i) values[i] = ~all[n + i];
+    all.resize(n);
+    return all;
   }
 
   /// Collective: throws on every rank unless all ranks passed the same value

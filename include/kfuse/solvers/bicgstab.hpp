@@ -22,8 +22,6 @@
 #pragma once
 
 #include <cmath>
-#include <string>
-#include <utility>
 
 #include "kfuse/exec/space.hpp"
 #include "kfuse/program/eager.hpp"
@@ -274,9 +272,7 @@ SolveResult bicgstab(const CsrMatrix<T>& A, Vector<T>& x, const Vector<T>& b,
                 "preconditioner, or callable as M(const kfuse::Vector<T>& r, "
                 "kfuse::Vector<T>& z)");
   constexpr const char* api = "kfuse::bicgstab";
-  std::string error = detail::system_error(api, A, x, b);
-  if (error.empty()) error = detail::preconditioner_choice_error<M>(api, options);
-  detail::agree_on_solve(api, A.range().comm(), std::move(error), options);
+  detail::agree_on_matrix_solve<M>(api, A, x, b, options);
   const detail::MatrixOperator<T> apply{A};
   return detail::with_preconditioner(A, options, m, [&](const auto& preconditioner) {
     return detail::stabilized_bicg(api, apply, x, b, options, preconditioner);

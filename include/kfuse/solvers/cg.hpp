@@ -518,9 +518,7 @@ SolveResult cg(const CsrMatrix<T>& A, Vector<T>& x, const Vector<T>& b,
                 "preconditioner, or callable as M(const kfuse::Vector<T>& r, "
                 "kfuse::Vector<T>& z)");
   constexpr const char* api = "kfuse::cg";
-  std::string error = detail::system_error(api, A, x, b);
-  if (error.empty()) error = detail::preconditioner_choice_error<M>(api, options);
-  detail::agree_on_solve(api, A.range().comm(), std::move(error), options);
+  detail::agree_on_matrix_solve<M>(api, A, x, b, options);
   const detail::MatrixOperator<T> apply{A};
   return detail::with_preconditioner(A, options, m, [&](const auto& preconditioner) {
     return detail::conjugate_gradient(api, apply, x, b, options, preconditioner);

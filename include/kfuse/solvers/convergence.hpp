@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <exception>
 #include <string>
-#include <vector>
 
 #include "kfuse/core/error.hpp"
 #include "kfuse/dist/comm.hpp"
@@ -47,27 +46,13 @@ inline std::string solver_options_error(const char* api, const SolverOptions& o)
 inline void agree_on_solve(const char* api, const Comm& comm, std::string local_error,
                            const SolverOptions& o) {
   if (local_error.empty()) local_error = solver_options_error(api, o);
-  const std::vector<std::int64_t> values{bits_of(o.rtol),
-                                         bits_of(o.atol),
-                                         bits_of(o.dtol),
-                                         o.max_it,
-                                         o.monitor ? 1 : 0,
-                                         static_cast<std::int64_t>(o.preconditioner),
-                                         o.error_if_not_converged ? 1 : 0,
-                                         o.restart,
-                                         o.cg_single_reduction ? 1 : 0,
-                                         o.workspace != nullptr ? 1 : 0};
-  // Largest values, then the largest complements: the smallest (~ reverses the order).
-  std::vector<std::int64_t> extremes(values);
-  for (std::int64_t v : values) extremes.push_back(~v);
-  comm.agree_or_throw(local_error, extremes);
-  for (std::size_t i = 0; i < values.size(); ++i)
-    if (extremes[i] != ~extremes[values.size() + i])  // alike on every rank
-      throw Error(error_message(
-          api,
-          ": ranks passed different SolverOptions (tolerances, max_it, monitor set or not, "
-          "preconditioner, error_if_not_converged, restart, cg_single_reduction or workspace set "
-          "or not); every rank must pass the same"));
+  check_same_values(api, comm,
+                    {bits_of(o.rtol), bits_of(o.atol), bits_of(o.dtol), o.max_it, o.monitor ? 1 : 0,
+                     static_cast<std::int64_t>(o.preconditioner), o.error_if_not_converged ? 1 : 0,
+                     o.restart, o.cg_single_reduction ? 1 : 0, o.workspace != nullptr ? 1 : 0},
+                    "SolverOptions (tolerances, max_it, monitor set or not, preconditioner, "
+                    "error_if_not_converged, restart, cg_single_reduction or workspace set or not)",
+                    local_error);
 }
 
 class Convergence {

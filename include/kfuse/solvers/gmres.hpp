@@ -323,13 +323,13 @@ SolveResult gmres_solve(const char* api, const CsrMatrix<T>& A, Vector<T>& x, co
                 "kfuse::gmres / kfuse::fgmres(A, x, b, options, M): M must be kfuse::pc::none, a "
                 "kfuse::pc preconditioner, or callable as M(const kfuse::Vector<T>& r, "
                 "kfuse::Vector<T>& z)");
-  std::string error = system_error(api, A, x, b);
-  if (error.empty()) error = preconditioner_choice_error<M>(api, options);
-  if (error.empty() && options.preconditioner != Preconditioner::none)
-    error = error_message(api,
-                          ": SolverOptions::preconditioner is for cg and bicgstab; pass "
-                          "kfuse::pc::jacobi(A) as the last argument");
-  agree_on_solve(api, A.range().comm(), std::move(error), options);
+  agree_on_matrix_solve<M>(api, A, x, b, options,
+                           options.preconditioner == Preconditioner::none
+                               ? std::string()
+                               : error_message(api,
+                                               ": SolverOptions::preconditioner is for cg and "
+                                               "bicgstab; pass kfuse::pc::jacobi(A) as the last "
+                                               "argument"));
   if constexpr (Flexible && is_no_preconditioner<M>::value) {
     // FGMRES applies an operator: the identity.
     auto identity = [](const Vector<T>& r, Vector<T>& z) { z = r; };

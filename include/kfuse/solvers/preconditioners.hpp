@@ -28,6 +28,7 @@
 #include "kfuse/array/vector.hpp"
 #include "kfuse/core/error.hpp"
 #include "kfuse/program/eager.hpp"
+#include "kfuse/solvers/convergence.hpp"
 #include "kfuse/solvers/options.hpp"
 #include "kfuse/solvers/sparse_lu.hpp"
 #include "kfuse/solvers/system.hpp"
@@ -238,6 +239,20 @@ std::string preconditioner_choice_error(const char* api, const SolverOptions& op
                        "Preconditioner::jacobi)");
 }
 
+/// A solve of A x = b with M checked, collectively, in one allreduce
+/// (agree_on_solve): the system, then M and SolverOptions::preconditioner not
+/// both set, then `also` (a solver's own check, "" when it has none), then the
+/// options.
+template <class M, class T>
+void agree_on_matrix_solve(const char* api, const CsrMatrix<T>& A, const Vector<T>& x,
+                           const Vector<T>& b, const SolverOptions& options,
+                           std::string also = {}) {
+  std::string error = system_error(api, A, x, b);
+  if (error.empty()) error = preconditioner_choice_error<M>(api, options);
+  if (error.empty()) error = std::move(also);
+  agree_on_solve(api, A.range().comm(), std::move(error), options);
+}
+
 /// Runs `solve(m)` with the preconditioner as the solvers take it: M, or
 /// Jacobi when M is pc::none and SolverOptions::preconditioner asks for it.
 template <class T, class M, class Solve>
@@ -315,9 +330,9 @@ bool check_apply_vectors(const char* api, const RowMap& rows, const Vector<T>& r
                           "') must lie on the matrix's rows (", rows.describe(), ")");
   else if (r.same_storage(z))
     error = error_message(api, ": r and z are the same vector; z = M r needs two");
-  std::vector<std::int64_t> rebind{bound ? 0 : 1};
-  rows.comm().agree_or_throw(error, rebind);
-  return rebind[0] != 0;
+  std::vector<std::int64_t> bound_here{bound ? 1 : 0};
+  rows.comm().agree_or_throw(error, bound_here);  // now the smallest over the ranks
+  return bound_here[0] == 0;
 }
 
 /// z = M r for an operator preconditioner. A user's callable that throws on

@@ -27,13 +27,15 @@ inline std::int64_t bits_of(double x) {
   return b;
 }
 
-/// Collective: a kfuse::Error on every rank unless every rank passed the same
-/// `values` (`what` names them). Ranks with other options would run other
-/// numbers of kernels, imports and allreduces, and wait in each other's. One
-/// allreduce; every rank sees the same extremes, so all throw alike.
+/// Collective: a kfuse::Error on every rank when any rank found `local_error`
+/// (its arguments' first failed check, "" when none) or unless every rank
+/// passed the same `values` (`what` names them). Ranks with other options
+/// would run other numbers of kernels, imports and allreduces, and wait in
+/// each other's. One allreduce; every rank sees the same extremes, so all
+/// throw alike.
 inline void check_same_values(const char* api, const Comm& comm, std::vector<std::int64_t> values,
-                              const char* what) {
-  if (comm.reduce_extremes(values) != values)
+                              const char* what, const std::string& local_error = {}) {
+  if (comm.agree_or_throw(local_error, values) != values)
     throw Error(
         error_message(api, ": ranks passed different ", what, "; every rank must pass the same"));
 }
