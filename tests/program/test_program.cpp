@@ -170,6 +170,39 @@ TEST_CASE("counted kernel launches and allreduces per run equal kernel_count and
   CHECK(counter.counts().compute == plain.compute);
 }
 
+TEST_CASE("a stencil's host calls prefetch each array's leading row and each stored row") {
+  using kfuse::detail::ParamRead;
+  using kfuse::detail::reads_other_row;
+  static_assert(reads_other_row<ParamRead<0, double, 2, std::integer_sequence<int, 1, 0>>>::value);
+  static_assert(
+      reads_other_row<ParamRead<0, double, 3, std::integer_sequence<int, 0, -1, 0>>>::value);
+  static_assert(!reads_other_row<ParamRead<0, double, 2, std::integer_sequence<int, 0, 1>>>::value);
+  static_assert(!reads_other_row<ParamRead<0, double, 1, std::integer_sequence<int, 1>>>::value);
+
+  using View = kfuse::detail::view_t<double, 2>;
+  const View u("u", 6, 10), v("v", 6, 10), w("w", 6, 10);
+  kfuse::detail::PrefetchRows<3, 1> rows;
+  const int north[] = {-1, 0}, south[] = {1, 0}, east[] = {0, 1}, centre[] = {0, 0};
+  for (const int* offset : {north, south, east, centre}) rows.add_read(u, offset);
+  rows.add_read(w, centre);
+  rows.add_read(v, centre);  // stored below: an update in place
+  rows.add_store(v);
+  rows.finish();
+
+  const auto data = [](const View& a) { return reinterpret_cast<const char*>(a.data()); };
+  CHECK(rows.read_count == 2);
+  CHECK(rows.read[0].data == data(u));  // u's leading row: the one below the point's
+  CHECK(rows.read[0].offset[0] == 1);
+  CHECK(rows.read[0].offset[1] == 0);
+  CHECK(rows.read[0].stride[0] == std::int64_t(u.stride(0) * sizeof(double)));
+  CHECK(rows.read[0].element == std::int64_t(sizeof(double)));
+  CHECK(rows.read[1].data == data(w));
+  CHECK(rows.read[1].offset[0] == 0);
+  CHECK(rows.read[2].data == data(u));  // the slot left empty repeats a filled one
+  CHECK(rows.written_count == 1);
+  CHECK(rows.written[0].data == data(v));
+}
+
 TEST_CASE("arrays made one after another start far apart within a 4 KiB page") {
   // Kernels stream several arrays at once; arrays at nearby offsets modulo
   // 4 KiB make loads wait on unrelated stores (4K aliasing).

@@ -79,6 +79,9 @@ struct FirstSweep {
     b(i, j) = bij;
     q(i, j) = qij;
   }
+  hand::RowsAhead<3, 2> ahead(std::int64_t i) const {
+    return {{&u(i + 1, 0), &v(i + 1, 0), &p(i + 1, 0)}, {&b(i, 0), &q(i, 0)}};
+  }
 };
 
 struct Sweep {
@@ -86,6 +89,9 @@ struct Sweep {
   View p, q, b;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
     q(i, j) = c.sweep(p, b(i, j), i, j);
+  }
+  hand::RowsAhead<2, 1> ahead(std::int64_t i) const {
+    return {{&p(i + 1, 0), &b(i, 0)}, {&q(i, 0)}};
   }
 };
 
@@ -106,6 +112,9 @@ struct Update {
                               c.dt_dy2 * (v(i + 1, j) - 2.0 * vc + v(i - 1, j)));
     u2(i, j) = un;
     v2(i, j) = vn;
+  }
+  hand::RowsAhead<3, 2> ahead(std::int64_t i) const {
+    return {{&u(i + 1, 0), &v(i + 1, 0), &p(i + 1, 0)}, {&u2(i, 0), &v2(i, 0)}};
   }
 };
 

@@ -36,6 +36,7 @@ struct StencilDot {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane sums) const {
     sums[0] += p(i, j) * laplacian(p, i, j);
   }
+  hand::RowsAhead<1, 0> ahead(std::int64_t i) const { return {{&p(i + 1, 0)}, {}}; }
 };
 
 /// r -= alpha A p and r.r.
@@ -48,6 +49,7 @@ struct UpdateR {
     r(i, j) = ri;
     sums[0] += ri * ri;
   }
+  hand::RowsAhead<1, 1> ahead(std::int64_t i) const { return {{&p(i + 1, 0)}, {&r(i, 0)}}; }
 };
 
 struct UpdateXP {
@@ -70,6 +72,9 @@ struct Start {
     p(i, j) = ri;
     sums[0] += ri * ri;
     sums[1] += bij * bij;
+  }
+  hand::RowsAhead<2, 2> ahead(std::int64_t i) const {
+    return {{&x(i + 1, 0), &b(i, 0)}, {&r(i, 0), &p(i, 0)}};
   }
 };
 

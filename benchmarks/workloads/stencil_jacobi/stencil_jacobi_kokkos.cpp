@@ -19,6 +19,7 @@ struct Sweep {
     v(i, j) = x;
     sum[0] += d * d;
   }
+  hand::RowsAhead<1, 1> ahead(std::int64_t i) const { return {{&u(i + 1, 0)}, {&v(i, 0)}}; }
 };
 
 class Hand final : public Variant {

@@ -39,6 +39,9 @@ struct LaxFriedrichs {
     hv2(i, j) = hvn;
     mass[0] += hn;
   }
+  hand::RowsAhead<3, 3> ahead(std::int64_t i) const {
+    return {{&h(i + 1, 0), &hu(i + 1, 0), &hv(i + 1, 0)}, {&h2(i, 0), &hu2(i, 0), &hv2(i, 0)}};
+  }
 };
 
 class Hand final : public Variant {

@@ -20,6 +20,7 @@
 #include "kfuse/core/kokkos_compat.hpp"
 #include "kfuse/core/view.hpp"
 #include "kfuse/dist/comm.hpp"
+#include "kfuse/exec/prefetch.hpp"
 #include "kfuse/expr/reduction.hpp"
 #include "kfuse/expr/sparse_product.hpp"
 #include "kfuse/expr/terminal.hpp"
@@ -200,6 +201,9 @@ struct GroupKernel {
 
   static constexpr bool holds_powers = holds_node<is_pow_int, Body>();
   static constexpr bool reads_sparse_rows = holds_node<is_sparse_row_read, Body>();
+  /// A stencil's: host calls prefetch its rows from memory (exec/prefetch.hpp).
+  static constexpr bool reads_other_rows = holds_node<reads_other_row, Body>();
+  auto prefetch_rows() const { return prefetch_rows_of(body, views); }
   bool powers_small() const { return all_powers_small(body); }
   bool powers_squares() const { return all_powers_squares(body); }
   auto assuming_small_powers() const { return under<typename Facts::with_small_powers>(); }
@@ -291,6 +295,7 @@ struct RowListKernel {
 
   static constexpr bool holds_powers = Kernel::holds_powers;
   static constexpr bool reads_sparse_rows = Kernel::reads_sparse_rows;
+  static constexpr bool reads_other_rows = false;  // a range of sparse rows: rank 1
   bool powers_small() const { return kernel.powers_small(); }
   bool powers_squares() const { return kernel.powers_squares(); }
   auto assuming_small_powers() const { return with_kernel(kernel.assuming_small_powers()); }
@@ -332,6 +337,16 @@ RowListKernel<Kernel> over_rows(const Kernel& kernel, const RowList& rows = {}) 
 /// on an AMD EPYC host).
 inline constexpr int host_lanes = 8;
 
+/// The PrefetchRows of a kernel's host calls, or NoPrefetch.
+template <bool Prefetches, class Kernel>
+struct prefetch_of {
+  using type = NoPrefetch;
+};
+template <class Kernel>
+struct prefetch_of<true, Kernel> {
+  using type = decltype(std::declval<const Kernel&>().prefetch_rows());
+};
+
 /// Host CPUs iterate the innermost dimension (contiguous: LayoutRight) as a
 /// plain loop inside the functor, one call per row (rank 2 and 3) or per
 /// chunk of `chunk` points (rank 1). A call sums its reductions into local
@@ -345,12 +360,16 @@ template <int N, class Kernel>
 struct InnerLoop {
   using value_type = typename Kernel::value_type;
 
+  static constexpr bool reduces = !std::is_same_v<value_type, NoAccumulators>;
+  /// Stencils of rank 2 and 3 prefetch the rows they read from memory (exec/prefetch.hpp),
+  /// a step of host_lanes points at a time.
+  static constexpr bool prefetches = N > 1 && Kernel::reads_other_rows;
+
   Kernel kernel;
   Box<N> box;
   index_t chunk = 1;  // rank 1: points per call
   value_type* partials = nullptr;
-
-  static constexpr bool reduces = !std::is_same_v<value_type, NoAccumulators>;
+  typename prefetch_of<prefetches, Kernel>::type prefetch{};
 
   /// Calls per launch: chunks (rank 1) or rows of the outer dimensions.
   index_t calls() const {
@@ -378,8 +397,10 @@ struct InnerLoop {
       using Lanes = LaneFile<value_type, host_lanes>;
       Lanes lanes;
       lanes.init();
+      [[maybe_unused]] const auto ahead = cursor(outer...);
       index_t k = begin;
       for (; k + host_lanes <= end; k += host_lanes) {
+        if constexpr (prefetches) ahead.at(k);
         KFUSE_INDEPENDENT_LANES
         for (int l = 0; l < host_lanes; ++l) kernel(outer..., k + l, LaneOf<Lanes>{&lanes, l});
       }
@@ -389,10 +410,28 @@ struct InnerLoop {
       Lanes tail = lanes;
       for (int l = 0; k + l < end; ++l) kernel(outer..., k + l, LaneOf<Lanes>{&tail, l});
       partials[call] = tail.joined();
+    } else if constexpr (prefetches) {
+      [[maybe_unused]] const auto ahead = cursor(outer...);
+      index_t k = begin;
+      for (; k + host_lanes <= end; k += host_lanes) {
+        ahead.at(k);
+        KFUSE_INDEPENDENT_LANES
+        for (int l = 0; l < host_lanes; ++l) kernel(outer..., k + l);
+      }
+      for (; k < end; ++k) kernel(outer..., k);
     } else {
       KFUSE_INDEPENDENT_ITERATIONS
       for (index_t k = begin; k < end; ++k) kernel(outer..., k);
     }
+  }
+
+  template <class... Outer>
+  KOKKOS_INLINE_FUNCTION auto cursor(Outer... outer) const {
+    if constexpr (prefetches)
+      return PrefetchCursor<decltype(prefetch)::reads, decltype(prefetch)::writes>(prefetch,
+                                                                                   outer...);
+    else
+      return NoPrefetch{};
   }
 
   /// Call c: rank 1, chunk c; rank 2 and 3, row c of the outer dimensions in memory order
@@ -448,6 +487,7 @@ void launch_on_host(const std::string& label, const Box<N>& box, const Kernel& k
   using Loop = InnerLoop<N, Kernel>;
   constexpr bool reduces = !std::is_same_v<Accumulators, NoAccumulators>;
   Loop rows{kernel, box, host_chunk};
+  if constexpr (Loop::prefetches) rows.prefetch = kernel.prefetch_rows();
   const index_t calls = rows.calls();
   if constexpr (reduces) rows.partials = host_partials<Accumulators>(calls);
   Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Index>(0, calls),

@@ -75,6 +75,8 @@ auto children(const StoreView<T, N, E, K>& s) {
 template <class T, int N, class E>
 struct stores_in_run<StoreView<T, N, E, -1>> : std::true_type {};
 template <class T, int N, class E, int K>
+struct stores_rows<StoreView<T, N, E, K>> : std::bool_constant<(N > 1)> {};
+template <class T, int N, class E, int K>
 struct register_slot_of<StoreView<T, N, E, K>> {
   using type = std::conditional_t<(K < 0), void, RegisterSlot<K, T>>;
 };

@@ -121,6 +121,20 @@ constexpr bool holds_node() {
   return Is<E>::value || holds_node_in<Is>(static_cast<const children_t<E>*>(nullptr));
 }
 
+template <template <class> class Is, class E>
+constexpr int count_nodes();
+
+template <template <class> class Is, class... Child>
+constexpr int count_nodes_in(const ChildRefs<Child...>*) {
+  return (0 + ... + count_nodes<Is, Child>());
+}
+
+/// How many nodes N with Is<N>::value a tree of type E has (at compile time).
+template <template <class> class Is, class E>
+constexpr int count_nodes() {
+  return int(Is<E>::value) + count_nodes_in<Is>(static_cast<const children_t<E>*>(nullptr));
+}
+
 /// Opt-in for leaf types defined in lower layers (Array, Scalar, Vector).
 template <class T, class = void>
 struct is_leaf_handle : std::false_type {};

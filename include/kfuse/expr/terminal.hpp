@@ -179,6 +179,11 @@ struct OffsetRead<T, N, std::integer_sequence<int, O...>> : ExprTag {
   // Also reads a Vector (a rank-1 view): lowered trees are past the domain checks.
   static constexpr int domain = domain::grid(N);
   static constexpr bool centre = ((O == 0) && ...);
+  static constexpr int offset[N] = {O...};
+  /// Whether the read is along another row than the point's (an offset in an outer
+  /// dimension): a stencil's (exec/prefetch.hpp).
+  static constexpr bool other_row = N > 1 &&
+                                    (offset[0] != 0 || (N > 2 && offset[N > 2 ? 1 : 0] != 0));
 
   template <class P>
   KOKKOS_INLINE_FUNCTION static T read(const view_t<T, N>& view, const P& p) {
