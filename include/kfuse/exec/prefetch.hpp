@@ -54,16 +54,18 @@ struct collect_row_params<ParamRead<K, T, N, Offsets>, std::integer_sequence<int
 
 /// Prefetches the cache line at `address` for reading (Write false) or writing; nothing
 /// where the compiler has no prefetch builtin, and nothing on a device. On x86-64 an asm
-/// statement that reads `address` and nothing else: GCC takes __builtin_prefetch for a
-/// write to memory and reloaded a view's stride after it at every step of a row.
+/// statement that takes the address in a register and touches no memory the compiler
+/// knows of: GCC takes __builtin_prefetch for a write to memory, and an asm with the line as
+/// a memory operand for a read of any addressable local, so that a step reloaded a view's
+/// stride after it, or kept a row's lane sums in memory.
 template <bool Write>
 KOKKOS_FORCEINLINE_FUNCTION void prefetch_line(const char* address) {
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__CUDA_ARCH__) && \
     !defined(__HIP_DEVICE_COMPILE__)
   if constexpr (Write)
-    asm volatile("prefetchw %0" : : "m"(*address));
+    asm volatile("prefetchw (%0)" : : "r"(address));
   else
-    asm volatile("prefetcht0 %0" : : "m"(*address));
+    asm volatile("prefetcht0 (%0)" : : "r"(address));
 #elif (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && \
     !defined(__HIP_DEVICE_COMPILE__)
   __builtin_prefetch(address, Write ? 1 : 0, 3);
