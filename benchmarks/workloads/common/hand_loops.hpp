@@ -109,6 +109,7 @@ struct LaneSums {
 /// each `lanes` points.
 template <int Reads, int Writes>
 struct RowsAhead {
+  static constexpr int reads = Reads, writes = Writes;
   static constexpr std::int64_t distance = 1024;  // doubles
   const double* read[Reads];
   const double* written[Writes > 0 ? Writes : 1];
@@ -118,6 +119,11 @@ struct RowsAhead {
     for (int w = 0; w < Writes; ++w)
       detail::prefetch_line<true>(reinterpret_cast<const char*>(written[w] + j + distance));
   }
+  /// The lines of points j to j + block.
+  KOKKOS_FORCEINLINE_FUNCTION void block(std::int64_t j) const {
+    for (int line = 0; line < block_points; line += lanes) at(j + line);
+  }
+  static constexpr int block_points = 64;
 };
 
 /// The rows ahead of a body that names none: nothing prefetched.
@@ -129,17 +135,18 @@ template <class Body, class = void>
 struct has_rows_ahead : std::false_type {};
 template <class Body>
 struct has_rows_ahead<Body, std::void_t<decltype(std::declval<const Body&>().ahead(0))>>
-    : std::true_type {};
+    : std::bool_constant<KFUSE_HOST_PREFETCH> {};  // kfuse's switch turns both off
 
 /// point(k, local) for k in [begin, end), M sums split over the lanes, then
 /// added to `sums` (a host chunk or row); `ahead` prefetches a row's streams.
 template <unsigned M, class Point, class Ahead = NoRowsAhead>
 KOKKOS_INLINE_FUNCTION void sum_over_lanes(std::int64_t begin, std::int64_t end, const Point& point,
-                                           double* sums, const Ahead& ahead = {}) {
+                                           double* sums, const Ahead& ahead = {},
+                                           bool prefetching = false) {
   double lane[M][lanes] = {};
   std::int64_t k = begin;
   for (; k + lanes <= end; k += lanes) {
-    ahead.at(k);
+    if (prefetching) ahead.at(k);
     KFUSE_INDEPENDENT_LANES
     for (int l = 0; l < lanes; ++l) point(k + l, LaneSums<M>{lane, l});
   }
@@ -258,6 +265,19 @@ struct Range2 {
   bool empty() const { return lo0 >= hi0 || lo1 >= hi1; }
 };
 
+/// Whether a box of a body that names rows ahead streams them from memory, as kfuse decides
+/// for its own launches (kfuse/exec/prefetch.hpp): only then do the row loops prefetch.
+template <class Body>
+bool streams_from_memory(const Body& body, const Range2& box) {
+  if constexpr (has_rows_ahead<Body>::value) {
+    using Ahead = decltype(body.ahead(0));
+    const std::int64_t points = (box.hi0 - box.lo0) * (box.hi1 - box.lo1);
+    return detail::streams_from_memory(
+        std::int64_t(sizeof(double)) * (Ahead::reads + Ahead::writes), points);
+  }
+  return false;
+}
+
 /// body(i, j, local) at column j of row i (a point of sum_over_lanes).
 template <class Body>
 struct AlongRow {
@@ -274,10 +294,11 @@ template <unsigned M, class Body>
 struct RowSums : SumsOf<M> {
   Body body;
   std::int64_t j0, j1;
+  bool prefetching;
   KFUSE_NOINLINE void operator()(std::int64_t i, Sums<M>& sums) const {
     const Body local = body;  // numbers in registers (the file's first lines)
     if constexpr (has_rows_ahead<Body>::value)
-      sum_over_lanes<M>(j0, j1, AlongRow<Body>{local, i}, sums.v, local.ahead(i));
+      sum_over_lanes<M>(j0, j1, AlongRow<Body>{local, i}, sums.v, local.ahead(i), prefetching);
     else
       sum_over_lanes<M>(j0, j1, AlongRow<Body>{local, i}, sums.v);
   }
@@ -294,31 +315,42 @@ template <unsigned M, class Body>
 void reduce_box(const std::string& label, const Range2& box, const Body& body, double* sums) {
   if constexpr (host_loops)
     reduce_into<M>(label, IndexRange(box.lo0, box.hi0),
-                   RowSums<M, Body>{{}, body, box.lo1, box.hi1}, sums);
+                   RowSums<M, Body>{{}, body, box.lo1, box.hi1, streams_from_memory(body, box)},
+                   sums);
   else
     reduce_points<M>(label, points_of(box), PointSums<M, Body>{{}, body}, sums);
 }
 
-/// body(i, j) along row i; a step of `lanes` points at a time where it prefetches rows.
+/// body(i, j) along row i; blocks of 64 points where it prefetches rows (kfuse's loops do the
+/// same: a step of `lanes` points vectorised worse), each path a function of its own (with
+/// both in one, GCC compiled cfd's plain sweep 1.25x slower).
 template <class Body>
 struct RowLoop {
   Body body;
   std::int64_t j0, j1;
-  KFUSE_NOINLINE void operator()(std::int64_t i) const {
+  bool prefetching;
+  void operator()(std::int64_t i) const {
+    if constexpr (has_rows_ahead<Body>::value)
+      if (prefetching) return prefetched(i);
+    plain(i);
+  }
+  KFUSE_NOINLINE void plain(std::int64_t i) const {
     const Body local = body;  // numbers in registers (the file's first lines)
-    if constexpr (has_rows_ahead<Body>::value) {
-      const auto ahead = local.ahead(i);
-      std::int64_t j = j0;
-      for (; j + lanes <= j1; j += lanes) {
-        ahead.at(j);
-        KFUSE_INDEPENDENT_LANES
-        for (int l = 0; l < lanes; ++l) local(i, j + l);
-      }
-      for (; j < j1; ++j) local(i, j);
-    } else {
+    KFUSE_INDEPENDENT_ITERATIONS
+    for (std::int64_t j = j0; j < j1; ++j) local(i, j);
+  }
+  KFUSE_NOINLINE void prefetched(std::int64_t i) const {
+    const Body local = body;
+    const auto ahead = local.ahead(i);
+    constexpr int block = decltype(ahead)::block_points;
+    std::int64_t j = j0;
+    for (; j + block <= j1; j += block) {
+      ahead.block(j);
       KFUSE_INDEPENDENT_ITERATIONS
-      for (std::int64_t j = j0; j < j1; ++j) local(i, j);
+      for (std::int64_t m = j; m < j + block; ++m) local(i, m);
     }
+    KFUSE_INDEPENDENT_ITERATIONS
+    for (; j < j1; ++j) local(i, j);
   }
 };
 
@@ -334,7 +366,7 @@ template <class Body>
 void for_box(const std::string& label, const Range2& box, const Body& body) {
   if constexpr (host_loops)
     Kokkos::parallel_for(label, IndexRange(box.lo0, box.hi0),
-                         RowLoop<Body>{body, box.lo1, box.hi1});
+                         RowLoop<Body>{body, box.lo1, box.hi1, streams_from_memory(body, box)});
   else
     detail::for_box(label, points_of(box), PointLoop<Body>{body});
 }

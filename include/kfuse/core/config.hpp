@@ -39,6 +39,13 @@
 #define KFUSE_INDEPENDENT_LANES
 #endif
 
+// Host loops of stencil kernels prefetch the rows they read from memory and the rows they
+// store (exec/prefetch.hpp); 0 compiles them without, for CPUs whose own prefetchers do
+// better (docs/user-guide.md, "Prefetch in stencils").
+#ifndef KFUSE_HOST_PREFETCH
+#define KFUSE_HOST_PREFETCH 1
+#endif
+
 namespace kfuse {
 
 /// Global and local point indices (grid extents may exceed 2^31 points).

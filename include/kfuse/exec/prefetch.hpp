@@ -8,11 +8,13 @@
 // of the STREAM triad, and at 80-85% with the leading rows and the stored rows prefetched
 // 8 KiB ahead. Prefetching the cached rows as well lost that gain, and prefetching a
 // triad's streams made it 5% slower (docs/benchmarks.md, "2026-12-07 (evening)"):
-// only kernels that read along another row than the point's prefetch, and only the rows
-// that come from memory.
+// only kernels that read along another row than the point's prefetch, only the rows that
+// come from memory, and only in launches whose data exceed the cache (streams_from_memory).
 #pragma once
 
 #include <algorithm>
+#include <fstream>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -122,6 +124,13 @@ struct PrefetchRows {
     constexpr int zero[2] = {};
     if constexpr (View::rank > 1) add(written, Writes, written_count, PrefetchRow::of(view, zero));
   }
+  /// Bytes a point of the prefetched rows holds (each array once).
+  index_t bytes_per_point() const {
+    index_t bytes = 0;
+    for (int r = 0; r < read_count; ++r) bytes += read[r].element;
+    for (int w = 0; w < written_count; ++w) bytes += written[w].element;
+    return bytes;
+  }
   /// After the walk: drops the read rows that are stored rows (an update in place,
   /// `r -= alpha * A(p)`), which the written rows prefetch already, and fills empty slots.
   void finish() {
@@ -190,6 +199,51 @@ prefetch_rows_t<Body> prefetch_rows_of(const Body& body, const Views& views) {
   return rows;
 }
 
+/// This process's share of the last-level cache, in bytes: on Linux the highest cache level
+/// in front of CPU 0 (sysfs) over the CPUs that share it, read once; 0 where unknown.
+inline index_t host_cache_share() {
+  static const index_t share = [] {
+    index_t bytes = 0, sharing = 1;
+    int top = 0;
+    for (int index = 0; index < 16; ++index) {
+      const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+      std::ifstream level_file(dir + "/level"), type_file(dir + "/type"), size_file(dir + "/size"),
+          shared_file(dir + "/shared_cpu_list");
+      int level = 0;
+      std::string type, size, shared;
+      if (!(level_file >> level) || !(type_file >> type) || !(size_file >> size)) break;
+      if (type == "Instruction" || level <= top) continue;
+      top = level;
+      bytes = std::stoll(size) * (size.back() == 'K' ? 1024 : size.back() == 'M' ? 1 << 20 : 1);
+      sharing = 0;  // "0-1,4-5": CPUs, by ranges
+      shared_file >> shared;
+      for (std::size_t at = 0; at < shared.size();) {
+        const std::size_t end = std::min(shared.find(',', at), shared.size());
+        const std::string range = shared.substr(at, end - at);
+        const std::size_t dash = range.find('-');
+        sharing += dash == std::string::npos
+                       ? 1
+                       : std::stoll(range.substr(dash + 1)) - std::stoll(range.substr(0, dash)) + 1;
+        at = end + 1;
+      }
+    }
+    return sharing > 0 ? bytes / sharing : bytes;
+  }();
+  return share;
+}
+
+/// Whether a launch of `points` points streams its prefetched rows from memory: their
+/// arrays' bytes over the launch exceed this process's share of the last-level cache
+/// (or the share is unknown). Data that stays in the caches gains nothing from prefetches
+/// and pays their instructions: cfd's sweeps of a 512 x 512 grid 10-30% slower.
+inline bool streams_from_memory(index_t row_bytes_per_point, index_t points) {
+  const index_t share = host_cache_share();
+  return share == 0 || row_bytes_per_point * points > share;
+}
+
+/// Points of a loop without reductions between two rounds of prefetches (exec/kernel.hpp).
+inline constexpr index_t prefetch_block = 64;
+
 /// Where one host call (one row) prefetches: each row of a PrefetchRows at the call's
 /// outer coordinates, the distance ahead.
 template <int Reads, int Writes>
@@ -204,10 +258,16 @@ class PrefetchCursor {
     for (int r = 0; r < Reads; ++r) place(rows.read[r], r, outer...);
     for (int w = 0; w < Writes; ++w) place(rows.written[w], Reads + w, outer...);
   }
-  /// Prefetches every row at point k of the call.
+  /// Prefetches every row at point k of the call (a line: the points from k on that one
+  /// vector of a reduction's step holds).
   KOKKOS_FORCEINLINE_FUNCTION void at(index_t k) const {
     for (int r = 0; r < Reads; ++r) prefetch_line<false>(ahead_[r] + k * element_[r]);
     for (int w = Reads; w < Reads + Writes; ++w) prefetch_line<true>(ahead_[w] + k * element_[w]);
+  }
+  /// Prefetches every row's lines of points k to k + prefetch_block (of 8-byte elements;
+  /// narrower ones are prefetched twice).
+  KOKKOS_FORCEINLINE_FUNCTION void block(index_t k) const {
+    for (index_t step = 0; step < prefetch_block; step += 8) at(k + step);
   }
 
  private:
