@@ -41,13 +41,6 @@ struct Init {
   }
 };
 
-/// A sysfs size ("32768K") in bytes.
-std::int64_t sysfs_bytes(const std::string& size) {
-  const std::int64_t number = std::stoll(size);
-  const char unit = size.back();
-  return number * (unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1);
-}
-
 /// The highest-level data or unified caches in front of the CPUs this process may run on
 /// (sched_getaffinity), each instance once (sysfs: its shared_cpu_list), summed; 0 where
 /// sysfs does not say.
@@ -71,7 +64,7 @@ std::int64_t sysfs_cache_bytes() {
       if (type == "Instruction" || level < top_level) continue;
       if (level > top_level) top_level = level, total = 0, seen.clear();
       shared_file >> shared;
-      if (seen.insert(shared).second) total += sysfs_bytes(size);
+      if (seen.insert(shared).second) total += detail::sysfs_cache_bytes(size);
     }
   }
   return total;

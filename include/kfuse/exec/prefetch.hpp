@@ -199,6 +199,13 @@ prefetch_rows_t<Body> prefetch_rows_of(const Body& body, const Views& views) {
   return rows;
 }
 
+/// A cache size as sysfs writes it ("32768K", "2M") in bytes.
+inline index_t sysfs_cache_bytes(const std::string& size) {
+  const index_t number = std::stoll(size);
+  const char unit = size.back();
+  return number * (unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1);
+}
+
 /// This process's share of the last-level cache, in bytes: on Linux the highest cache level
 /// in front of CPU 0 (sysfs) over the CPUs that share it, read once; 0 where unknown.
 inline index_t host_cache_share() {
@@ -214,7 +221,7 @@ inline index_t host_cache_share() {
       if (!(level_file >> level) || !(type_file >> type) || !(size_file >> size)) break;
       if (type == "Instruction" || level <= top) continue;
       top = level;
-      bytes = std::stoll(size) * (size.back() == 'K' ? 1024 : size.back() == 'M' ? 1 << 20 : 1);
+      bytes = sysfs_cache_bytes(size);
       sharing = 0;  // "0-1,4-5": CPUs, by ranges
       shared_file >> shared;
       for (std::size_t at = 0; at < shared.size();) {

@@ -182,8 +182,11 @@ struct OffsetRead<T, N, std::integer_sequence<int, O...>> : ExprTag {
   static constexpr int offset[N] = {O...};
   /// Whether the read is along another row than the point's (an offset in an outer
   /// dimension): a stencil's (exec/prefetch.hpp).
-  static constexpr bool other_row = N > 1 &&
-                                    (offset[0] != 0 || (N > 2 && offset[N > 2 ? 1 : 0] != 0));
+  static constexpr bool other_row = [] {
+    for (int d = 0; d + 1 < N; ++d)
+      if (offset[d] != 0) return true;
+    return false;
+  }();
 
   template <class P>
   KOKKOS_INLINE_FUNCTION static T read(const view_t<T, N>& view, const P& p) {
