@@ -6,6 +6,7 @@
 #include "kfuse/core/files.hpp"
 #include "kfuse/core/kernel_counter.hpp"
 #include "kfuse/core/kokkos_compat.hpp"
+#include "kfuse/core/prefetch.hpp"
 #include "kfuse/core/sizes.hpp"
 #include "kfuse/core/spaces.hpp"
 #include "kfuse/core/static_for.hpp"

@@ -211,6 +211,49 @@ TEST_CASE("fused r = b - A x consumes A x pointwise, and p's update invalidates 
   }
 }
 
+TEST_CASE("a product whose matrix exceeds the cache prefetches it, and equals the host product") {
+  using kfuse::detail::host_cache_share;
+  using kfuse::detail::lower;
+  kfuse::Comm comm;
+  const auto prefetches = [](const kfuse::CsrMatrix<double>& A, const kfuse::Vector<double>& x) {
+    return lower(A * x, 0).prefetch;  // the ctx serves parameters only
+  };
+  // A 2-D Poisson matrix whose every rank's block (12 bytes an entry) passes this process's
+  // share of the cache; rows of at least 64 points, so that most rows' entries lie within
+  // the ahead distance of a row before them.
+  const std::int64_t share = std::min<std::int64_t>(host_cache_share(), std::int64_t(64) << 20);
+  std::int64_t side = 64;
+  while (12 * 5 * side * side / comm.size() <= share * 9 / 8) side += side / 4;
+  const auto A = kfuse::poisson2d<double>(comm, side, side);
+  kfuse::Vector<double> x(A.domain(), "x"), y(A.range(), "y");
+  fill_x(x);
+  const auto small = kfuse::poisson2d<double>(comm, 9, 7);
+  kfuse::Vector<double> x_small(small.domain(), "x_small");
+  if (host_cache_share() > 0) CHECK_FALSE(prefetches(small, x_small));  // 0: unknown, prefetch
+  const bool streams = host_cache_share() <= share;  // a cache share above 64 MiB: not tested
+  if (streams) CHECK(prefetches(A, x) == kfuse::detail::host_prefetch);
+
+  auto product =
+      kfuse::fuse(A, x, y, [](auto A, auto x, auto y) { return kfuse::assign(y, A * x); });
+  product();
+  // Row (i, j) of the 5-point matrix: 4 x(i, j) less each neighbour inside the grid, summed
+  // in the order of the row's columns, as the row loop sums.
+  const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y.view());
+  const std::int64_t begin = A.range().local_begin();
+  double worst = 0;
+  for (std::int64_t local = 0; local < A.range().local_size(); ++local) {
+    const std::int64_t row = begin + local, i = row / side, j = row % side;
+    double want = 0;
+    if (i > 0) want += -1.0 * xf(row - side);
+    if (j > 0) want += -1.0 * xf(row - 1);
+    want += 4.0 * xf(row);
+    if (j + 1 < side) want += -1.0 * xf(row + 1);
+    if (i + 1 < side) want += -1.0 * xf(row + side);
+    worst = std::max(worst, std::abs(got(local) - want) / std::max(1.0, std::abs(want)));
+  }
+  CHECK(worst <= 1e-14);
+}
+
 TEST_CASE("one vector multiplied by two matrices with different ghosts") {
   kfuse::Comm comm;
   const auto A = scattered_matrix(comm, 60, 7), B = scattered_matrix(comm, 60, 11);

@@ -40,8 +40,8 @@
 #endif
 
 // Host loops of stencil kernels prefetch the rows they read from memory and the rows they
-// store (exec/prefetch.hpp); 0 compiles them without, for CPUs whose own prefetchers do
-// better (docs/user-guide.md, "Prefetch in stencils").
+// store, and sparse products their matrix (core/prefetch.hpp); 0 compiles them without, for
+// CPUs whose own prefetchers do better (docs/user-guide.md, "Software prefetch").
 #ifndef KFUSE_HOST_PREFETCH
 #define KFUSE_HOST_PREFETCH 1
 #endif

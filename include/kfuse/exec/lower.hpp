@@ -212,13 +212,17 @@ auto lower(const SparseProduct<M, X>& p, const Ctx& ctx) {
   const auto& A = matrix_of(p.matrix, ctx);
   const auto& x = vector_of(p.x, ctx);
   using Matrix = std::decay_t<decltype(A)>;
-  return SparseRowRead<T, typename Matrix::offset_type>{{},
-                                                        A.row_ptr(),
-                                                        A.col_idx(),
-                                                        A.values(),
-                                                        x.view(),
-                                                        x.ghost_buffer(A.storage(), A.num_ghosts()),
-                                                        static_cast<int>(A.domain().local_size())};
+  using Offset = typename Matrix::offset_type;
+  const index_t entries = index_t(A.values().extent(0));
+  return SparseRowRead<T, Offset>{
+      {},
+      A.row_ptr(),
+      A.col_idx(),
+      A.values(),
+      x.view(),
+      x.ghost_buffer(A.storage(), A.num_ghosts()),
+      static_cast<int>(A.domain().local_size()),
+      host_prefetch && streams_from_memory(sizeof(T) + sizeof(int), entries)};
 }
 
 template <class E, class Ctx, class... C>

@@ -7,11 +7,18 @@
 //
 // Kernel side, SparseRowRead evaluates one row of the local CSR block,
 // reading owned columns from x and the rest from x's ghost buffer.
+//
+// On host CPUs, where the matrix exceeds the cache, a row prefetches the matrix's values
+// and column indices 384 entries ahead: the 2-D Poisson product with its sum p.Ap (two
+// processes' 8 Mi-row blocks, AMD EPYC) ran at 55% of the STREAM triad and at 85% so;
+// prefetching x's leading entries or the stored product as well made it slower, and on a
+// cached matrix the prefetches cost a fifth (docs/benchmarks.md, "2026-12-07 (night)").
 #pragma once
 
 #include <type_traits>
 
 #include "kfuse/array/vector.hpp"
+#include "kfuse/core/prefetch.hpp"
 #include "kfuse/expr/node.hpp"
 #include "kfuse/expr/terminal.hpp"
 #include "kfuse/sparse/csr_matrix.hpp"
@@ -68,6 +75,11 @@ struct SparseRowRead : ExprTag {
   Kokkos::View<const T*, Kokkos::LayoutRight, MemSpace> values;
   Kokkos::View<const T*, Kokkos::LayoutRight, MemSpace> x, ghosts;
   int n_owned;
+  bool prefetch = false;  // the matrix streams from memory (host CPUs)
+
+  /// Entries ahead of a row that it prefetches: 3 KiB of 8-byte values; 64 to 768
+  /// measured, 256 to 512 best.
+  static constexpr Offset prefetch_ahead = 384;
 
   template <class P, class R>
   KOKKOS_INLINE_FUNCTION T eval(const P& p, R&) const {
@@ -79,12 +91,17 @@ struct SparseRowRead : ExprTag {
     const T* const ghost = ghosts.data();  // columns n_owned and up
     const int n = n_owned;
     const index_t row = p[0];
-    const Offset end = row_ptr(row + 1);
+    const Offset begin = row_ptr(row), end = row_ptr(row + 1);
+    if (host_prefetch && prefetch)  // a line each 8 entries: every line of both arrays
+      for (Offset k = begin + prefetch_ahead; k < end + prefetch_ahead; k += 8) {
+        prefetch_line<false>(reinterpret_cast<const char*>(value + k));
+        prefetch_line<false>(reinterpret_cast<const char*>(column + k));
+      }
     T sum = 0;
     if constexpr (P::facts::owned_columns) {  // the launch checked: no ghost columns
-      for (Offset k = row_ptr(row); k < end; ++k) sum += value[k] * owned[column[k]];
+      for (Offset k = begin; k < end; ++k) sum += value[k] * owned[column[k]];
     } else {
-      for (Offset k = row_ptr(row); k < end; ++k) {
+      for (Offset k = begin; k < end; ++k) {
         const int c = column[k];
         sum += value[k] * *(c < n ? owned + c : ghost + (c - n));
       }
