@@ -40,8 +40,8 @@ class Hand final : public Variant {
   void reset() override {}
   void step() override {
     const std::int64_t h = grid_.halo();
-    hand::for_range(hand_label("black_scholes"), h, h + grid_.local_extent(0),
-                    Price{in_.S.view(), in_.X.view(), in_.T.view(), call_.view(), put_.view()});
+    hand::for_points(hand_label("black_scholes"), h, h + grid_.local_extent(0),
+                     Price{in_.S.view(), in_.X.view(), in_.T.view(), call_.view(), put_.view()});
   }
   Fields result() const override { return {field_of("call", call_), field_of("put", put_)}; }
   Figures figures() const override {
