@@ -48,21 +48,19 @@ struct ColumnVector {
 };
 
 /// The local block: row i of A times a column vector. Where the matrix exceeds the
-/// cache, a row prefetches the matrix's values and column indices `ahead` entries on, as
-/// an expert adds it to a product that streams (kfuse's row read does the same,
-/// kfuse/expr/sparse_product.hpp, which has the figures).
+/// cache, a row prefetches the matrix's values and column indices ahead, as an expert adds
+/// it to a product that streams, by kfuse's helpers (kfuse/core/prefetch.hpp), as kfuse's
+/// row read does (kfuse/expr/sparse_product.hpp, which has the figures).
 struct Csr {
   Matrix::offset_view row_ptr;
   Matrix::index_view col;
   ConstView val;
   bool prefetch;
-  static constexpr Matrix::offset_type ahead = 384;
   explicit Csr(const Matrix& A)
       : row_ptr(A.row_ptr()),
         col(A.col_idx()),
         val(A.values()),
-        prefetch(detail::host_prefetch &&
-                 detail::streams_from_memory(sizeof(double) + sizeof(int), A.values().extent(0))) {}
+        prefetch(detail::sparse_rows_prefetch<double>(index_t(A.values().extent(0)))) {}
   KOKKOS_INLINE_FUNCTION double row_times(std::int64_t row, const ConstView& x) const {
     // Raw pointers in locals (the views are contiguous) and a 64-bit row, as
     // kfuse's row read does: the compiler then keeps the loop's addresses in
@@ -72,10 +70,7 @@ struct Csr {
     const double* const xs = x.data();
     const auto begin = row_ptr(row), end = row_ptr(row + 1);
     if (detail::host_prefetch && prefetch)
-      for (auto k = begin + ahead; k < end + ahead; k += 8) {
-        detail::prefetch_line<false>(reinterpret_cast<const char*>(value + k));
-        detail::prefetch_line<false>(reinterpret_cast<const char*>(column + k));
-      }
+      detail::prefetch_sparse_row_ahead(value, column, begin, end);
     double y = 0;
     for (auto k = begin; k < end; ++k) y += value[k] * xs[column[k]];
     return y;

@@ -97,4 +97,26 @@ inline bool streams_from_memory(index_t row_bytes_per_point, index_t points) {
 inline constexpr bool host_prefetch = KFUSE_HOST_PREFETCH &&
                                       std::is_same_v<ExecSpace, Kokkos::DefaultHostExecutionSpace>;
 
+/// Entries ahead of a sparse row that its loop prefetches the matrix: 3 KiB of 8-byte
+/// values; 64 to 768 measured, 256 to 512 best (docs/benchmarks.md, "2026-12-07 (night)").
+inline constexpr int sparse_prefetch_ahead = 384;
+
+/// Whether a sparse row loop over a matrix block of `entries` entries of T (and 32-bit
+/// column indices) prefetches it: on host CPUs, where the block exceeds the cache share.
+template <class T>
+bool sparse_rows_prefetch(index_t entries) {
+  return host_prefetch && streams_from_memory(index_t(sizeof(T) + sizeof(int)), entries);
+}
+
+/// Prefetches the lines of entries [begin, end) of a CSR block's values and column indices,
+/// sparse_prefetch_ahead entries on: a line each 8 entries, every line of both arrays.
+template <class T, class Offset>
+KOKKOS_FORCEINLINE_FUNCTION void prefetch_sparse_row_ahead(const T* value, const int* column,
+                                                           Offset begin, Offset end) {
+  for (Offset k = begin + sparse_prefetch_ahead; k < end + sparse_prefetch_ahead; k += 8) {
+    prefetch_line<false>(reinterpret_cast<const char*>(value + k));
+    prefetch_line<false>(reinterpret_cast<const char*>(column + k));
+  }
+}
+
 }  // namespace kfuse::detail

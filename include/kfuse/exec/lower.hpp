@@ -212,9 +212,7 @@ auto lower(const SparseProduct<M, X>& p, const Ctx& ctx) {
   const auto& A = matrix_of(p.matrix, ctx);
   const auto& x = vector_of(p.x, ctx);
   using Matrix = std::decay_t<decltype(A)>;
-  using Offset = typename Matrix::offset_type;
-  const index_t entries = index_t(A.values().extent(0));
-  return SparseRowRead<T, Offset>{
+  return SparseRowRead<T, typename Matrix::offset_type>{
       {},
       A.row_ptr(),
       A.col_idx(),
@@ -222,7 +220,7 @@ auto lower(const SparseProduct<M, X>& p, const Ctx& ctx) {
       x.view(),
       x.ghost_buffer(A.storage(), A.num_ghosts()),
       static_cast<int>(A.domain().local_size()),
-      host_prefetch && streams_from_memory(sizeof(T) + sizeof(int), entries)};
+      sparse_rows_prefetch<T>(index_t(A.values().extent(0)))};
 }
 
 template <class E, class Ctx, class... C>

@@ -75,11 +75,7 @@ struct SparseRowRead : ExprTag {
   Kokkos::View<const T*, Kokkos::LayoutRight, MemSpace> values;
   Kokkos::View<const T*, Kokkos::LayoutRight, MemSpace> x, ghosts;
   int n_owned;
-  bool prefetch = false;  // the matrix streams from memory (host CPUs)
-
-  /// Entries ahead of a row that it prefetches: 3 KiB of 8-byte values; 64 to 768
-  /// measured, 256 to 512 best.
-  static constexpr Offset prefetch_ahead = 384;
+  bool prefetch = false;  // the matrix streams from memory (sparse_rows_prefetch)
 
   template <class P, class R>
   KOKKOS_INLINE_FUNCTION T eval(const P& p, R&) const {
@@ -92,11 +88,7 @@ struct SparseRowRead : ExprTag {
     const int n = n_owned;
     const index_t row = p[0];
     const Offset begin = row_ptr(row), end = row_ptr(row + 1);
-    if (host_prefetch && prefetch)  // a line each 8 entries: every line of both arrays
-      for (Offset k = begin + prefetch_ahead; k < end + prefetch_ahead; k += 8) {
-        prefetch_line<false>(reinterpret_cast<const char*>(value + k));
-        prefetch_line<false>(reinterpret_cast<const char*>(column + k));
-      }
+    if (host_prefetch && prefetch) prefetch_sparse_row_ahead(value, column, begin, end);
     T sum = 0;
     if constexpr (P::facts::owned_columns) {  // the launch checked: no ghost columns
       for (Offset k = begin; k < end; ++k) sum += value[k] * owned[column[k]];
