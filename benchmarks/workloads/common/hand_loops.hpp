@@ -106,7 +106,7 @@ struct LaneSums {
 /// body that reads other rows than the point's names, for row i, each array's leading row
 /// (its largest row offset) and each row it stores: `RowsAhead<R, W> ahead(i) const`, the
 /// rows' first elements; the row loops prefetch them 8 KiB ahead of the point, a line
-/// each `lanes` points.
+/// each `lanes` points, the rows read into the second-level cache as kfuse does.
 template <int Reads, int Writes>
 struct RowsAhead {
   static constexpr int reads = Reads, writes = Writes;
@@ -115,9 +115,11 @@ struct RowsAhead {
   const double* written[Writes > 0 ? Writes : 1];
   KOKKOS_FORCEINLINE_FUNCTION void at(std::int64_t j) const {
     for (int r = 0; r < Reads; ++r)
-      detail::prefetch_line<false>(reinterpret_cast<const char*>(read[r] + j + distance));
+      detail::prefetch_line<detail::PrefetchFor::read_far>(
+          reinterpret_cast<const char*>(read[r] + j + distance));
     for (int w = 0; w < Writes; ++w)
-      detail::prefetch_line<true>(reinterpret_cast<const char*>(written[w] + j + distance));
+      detail::prefetch_line<detail::PrefetchFor::write>(
+          reinterpret_cast<const char*>(written[w] + j + distance));
   }
   /// The lines of points j to j + block.
   KOKKOS_FORCEINLINE_FUNCTION void block(std::int64_t j) const {

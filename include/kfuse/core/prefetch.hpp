@@ -21,23 +21,33 @@
 
 namespace kfuse::detail {
 
-/// Prefetches the cache line at `address` for reading (Write false) or writing; nothing
-/// where the compiler has no prefetch builtin, and nothing on a device. On x86-64 an asm
-/// statement that takes the address in a register and touches no memory the compiler
-/// knows of: GCC takes __builtin_prefetch for a write to memory, and an asm with the line as
-/// a memory operand for a read of any addressable local, so that a step reloaded a view's
-/// stride after it, or kept a row's lane sums in memory.
-template <bool Write>
+/// What a prefetched line is for, and so where it goes: `read` into the first-level cache
+/// (a sparse row's entries, 3 KiB ahead on two streams), `read_far` into the second (a
+/// stencil's rows, 8 KiB ahead on several streams at once, SWE's three read and three
+/// stored: its sweep ran 1.2x slower with them read into the first level, docs/benchmarks.md,
+/// "2026-12-07 (late)"), `write` a line the loop stores (x86-64's prefetchw).
+enum class PrefetchFor { read, read_far, write };
+
+/// Prefetches the cache line at `address`; nothing where the compiler has no prefetch
+/// builtin, and nothing on a device. On x86-64 an asm statement that takes the address in a
+/// register and touches no memory the compiler knows of: GCC takes __builtin_prefetch for a
+/// write to memory, and an asm with the line as a memory operand for a read of any
+/// addressable local, so that a step reloaded a view's stride after it, or kept a row's lane
+/// sums in memory.
+template <PrefetchFor For>
 KOKKOS_FORCEINLINE_FUNCTION void prefetch_line(const char* address) {
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__CUDA_ARCH__) && \
     !defined(__HIP_DEVICE_COMPILE__)
-  if constexpr (Write)
+  if constexpr (For == PrefetchFor::write)
     asm volatile("prefetchw (%0)" : : "r"(address));
+  else if constexpr (For == PrefetchFor::read_far)
+    asm volatile("prefetcht1 (%0)" : : "r"(address));
   else
     asm volatile("prefetcht0 (%0)" : : "r"(address));
 #elif (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && \
     !defined(__HIP_DEVICE_COMPILE__)
-  __builtin_prefetch(address, Write ? 1 : 0, 3);
+  __builtin_prefetch(address, For == PrefetchFor::write ? 1 : 0,
+                     For == PrefetchFor::read_far ? 2 : 3);
 #else
   (void)address;
 #endif
@@ -114,8 +124,8 @@ template <class T, class Offset>
 KOKKOS_FORCEINLINE_FUNCTION void prefetch_sparse_row_ahead(const T* value, const int* column,
                                                            Offset begin, Offset end) {
   for (Offset k = begin + sparse_prefetch_ahead; k < end + sparse_prefetch_ahead; k += 8) {
-    prefetch_line<false>(reinterpret_cast<const char*>(value + k));
-    prefetch_line<false>(reinterpret_cast<const char*>(column + k));
+    prefetch_line<PrefetchFor::read>(reinterpret_cast<const char*>(value + k));
+    prefetch_line<PrefetchFor::read>(reinterpret_cast<const char*>(column + k));
   }
 }
 

@@ -10,6 +10,7 @@
 // triad's streams made it 5% slower (docs/benchmarks.md, "2026-12-07 (evening)"):
 // only kernels that read along another row than the point's prefetch, only the rows that
 // come from memory, and only in launches whose data exceed the cache (streams_from_memory).
+// The rows read go into the second-level cache (PrefetchFor::read_far, core/prefetch.hpp).
 #pragma once
 
 #include <algorithm>
@@ -196,8 +197,10 @@ class PrefetchCursor {
   /// Prefetches every row at point k of the call (a line: the points from k on that one
   /// vector of a reduction's step holds).
   KOKKOS_FORCEINLINE_FUNCTION void at(index_t k) const {
-    for (int r = 0; r < Reads; ++r) prefetch_line<false>(ahead_[r] + k * element_[r]);
-    for (int w = Reads; w < Reads + Writes; ++w) prefetch_line<true>(ahead_[w] + k * element_[w]);
+    for (int r = 0; r < Reads; ++r)
+      prefetch_line<PrefetchFor::read_far>(ahead_[r] + k * element_[r]);
+    for (int w = Reads; w < Reads + Writes; ++w)
+      prefetch_line<PrefetchFor::write>(ahead_[w] + k * element_[w]);
   }
   /// Prefetches every row's lines of points k to k + prefetch_block (of 8-byte elements;
   /// narrower ones are prefetched twice).
