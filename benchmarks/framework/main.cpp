@@ -118,9 +118,12 @@ int run(int argc, char** argv) {
   const kfuse::bench::StreamTriad triad(comm, options.stream_elements, cache);
   auto stream = triad.measure(options.stream_repetitions);
   stream.update_gbps = triad.measure_update(options.stream_repetitions);
+  stream.streamed_gbps = triad.measure_streamed(options.stream_repetitions);
   if (comm.rank() == 0)
-    std::fprintf(stderr, "[kfuse-bench] STREAM triad: %.1f GB/s, in-place update: %.1f GB/s\n",
-                 stream.gbps, stream.update_gbps);
+    std::fprintf(stderr,
+                 "[kfuse-bench] STREAM triad: %.1f GB/s, in-place update: %.1f GB/s, triad with "
+                 "streaming stores: %.1f GB/s\n",
+                 stream.gbps, stream.update_gbps, stream.streamed_gbps);
 
   const auto rows = kfuse::bench::run_suite(options, comm, stream, triad);
   int failed = 0;

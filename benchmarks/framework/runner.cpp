@@ -269,6 +269,7 @@ std::string build_and_count(const Workload& workload, const Options& options, co
     row.iterations = iterations;
     row.stream_gbps = stream.gbps;
     row.stream_update_gbps = stream.update_gbps;
+    row.stream_streamed_gbps = stream.streamed_gbps;
     row.min_bytes_per_iter = workload.min_bytes ? workload.min_bytes(setup) : 0;
     row.working_set_bytes = working_set;
     row.cache_bytes = stream.cache.bytes;

@@ -80,6 +80,8 @@ struct Row {
   CompileCost compile;  ///< of the file holding the variant's program (none: cpu_s < 0)
   double stream_gbps = 0;            ///< the suite's triad (at the start)
   double stream_update_gbps = 0;     ///< the suite's in-place update (StreamResult::update_gbps)
+  double stream_streamed_gbps =
+      0;  ///< its triad with streaming stores (StreamResult::streamed_gbps)
   double stream_gbps_alongside = 0;  ///< median of the triads alongside this workload's repetitions
   /// --kernel-times: rank 0's kernels over `iterations` fenced steps, and those steps' seconds
   std::vector<KernelTime> kernel_times;

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -30,6 +32,26 @@ struct Update {
   View a, c;
   double scalar;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { a(i) += scalar * c(i); }
+};
+
+/// The triad with streaming stores, as kfuse's host stencils store arrays they do not read
+/// (kfuse/core/stream_store.hpp): a chunk of 1024 elements a call, a cache line at a time.
+struct StreamedTriad {
+  View a, b, c;
+  double scalar;
+  std::int64_t n;
+  void operator()(std::int64_t chunk) const {
+    constexpr int line = detail::stream_line_doubles;
+    const std::int64_t begin = chunk * 1024, end = std::min(n, begin + 1024);
+    alignas(64) double values[line];
+    std::int64_t k = begin;
+    for (; k + line <= end; k += line) {
+      for (int l = 0; l < line; ++l) values[l] = b(k + l) + scalar * c(k + l);
+      detail::stream_line(a.data() + k, values);
+    }
+    for (; k < end; ++k) a(k) = b(k) + scalar * c(k);
+    detail::stream_fence();
+  }
 };
 
 struct Init {
@@ -221,6 +243,20 @@ double StreamTriad::measure_update(int repetitions) const {
   // a is the triad's output, rewritten by every triad: the update leaves b and c as they are.
   return best_gbps(repetitions, [&] {
     detail::for_box("stream:update", detail::Box<1>{{0}, {n_}}, Update{a_, c_, 1e-3});
+  });
+}
+
+double StreamTriad::measure_streamed(int repetitions) const {
+  constexpr bool host = std::is_same_v<detail::ExecSpace, Kokkos::DefaultHostExecutionSpace>;
+  if (!host || !detail::stream_stores_available ||
+      reinterpret_cast<std::uintptr_t>(a_.data()) % 64 != 0)
+    return 0;
+  const StreamedTriad triad{a_, b_, c_, 3.0, n_};
+  return best_gbps(repetitions, [&] {
+    Kokkos::parallel_for("stream:triad-streamed",
+                         Kokkos::RangePolicy<detail::ExecSpace, Kokkos::IndexType<std::int64_t>>(
+                             0, (n_ + 1023) / 1024),
+                         triad);
   });
 }
 

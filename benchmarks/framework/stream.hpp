@@ -32,6 +32,10 @@ struct StreamResult {
   /// read first, so it pays no write-allocate read: kernels that update arrays in place may
   /// exceed 100% of the triad by as much as this rate exceeds it.
   double update_gbps = 0;
+  /// The triad with streaming stores (on host CPUs with them, as kfuse's stencils store the
+  /// arrays they do not read: no write-allocate read), all ranks together; 0 where not
+  /// measured (measure_streamed) or not available. % STREAM stays against the triad.
+  double streamed_gbps = 0;
   std::int64_t elements_per_rank = 0;
   int repetitions = 0;
   CacheSize cache;  ///< last_level_cache()
@@ -69,6 +73,9 @@ class StreamTriad {
   StreamResult measure(int repetitions) const;
   /// Best rate over `repetitions` timed in-place updates (StreamResult::update_gbps).
   double measure_update(int repetitions) const;
+  /// Best rate over `repetitions` timed triads with streaming stores
+  /// (StreamResult::streamed_gbps); 0 on GPUs and without streaming stores.
+  double measure_streamed(int repetitions) const;
 
  private:
   void run() const;  // one triad, not fenced

@@ -10,4 +10,5 @@
 #include "kfuse/core/sizes.hpp"
 #include "kfuse/core/spaces.hpp"
 #include "kfuse/core/static_for.hpp"
+#include "kfuse/core/stream_store.hpp"
 #include "kfuse/core/view.hpp"

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -201,6 +202,91 @@ TEST_CASE("a stencil's host calls prefetch each array's leading row and each sto
   CHECK(rows.read[2].data == data(u));  // the slot left empty repeats a filled one
   CHECK(rows.written_count == 1);
   CHECK(rows.written[0].data == data(v));
+}
+
+TEST_CASE("a stencil's stores of arrays it does not read stream to memory, the same values") {
+  // Small arrays take the paths of data from memory while `from_memory` lives.
+  struct FromMemory {
+    FromMemory() { kfuse::detail::cache_share_override() = 1; }
+    ~FromMemory() { kfuse::detail::cache_share_override() = -1; }
+  };
+  // Rows of 47 doubles with the halo: a row starts at each place in a cache line.
+  kfuse::Grid<2> grid(kfuse::Comm(), {21, 45});
+  kfuse::Array<double, 2> u(grid, "u"), v(grid, "v"), a(grid, "a"), b(grid, "b");
+  kfuse::Scalar<double> res("res");
+  auto jacobi = kfuse::fuse(u, v, res, jacobi_body);
+  auto two_stores = kfuse::fuse(u, a, b, [](auto u, auto a, auto b) {
+    return kfuse::seq(kfuse::assign(a, kfuse::shift<1, 0>(u) - kfuse::shift<-1, 0>(u)),
+                      kfuse::assign(b, u * kfuse::shift<0, -1>(u)));
+  });
+  auto in_place = kfuse::fuse(
+      u, a, [](auto u, auto a) { return kfuse::assign(a, a - 0.1 * kfuse::shift<1, 0>(u)); });
+  const bool can_stream =
+      kfuse::detail::stream_stores_available && KFUSE_HOST_PREFETCH &&
+      std::is_same_v<kfuse::detail::default_schedule, kfuse::detail::HostSchedule>;
+
+  // Each program from the same inputs, with ordinary stores, then streamed: the same bits.
+  struct Run {
+    std::vector<double> v, a, b, a_updated;
+    double res = 0;
+    kfuse::index_t streamed = 0;
+  };
+  const auto run = [&](bool streams) {
+    std::optional<FromMemory> from_memory;
+    if (streams) from_memory.emplace();
+    init(u);
+    v.fill(0.0);
+    const kfuse::index_t before = kfuse::detail::streaming_launches();
+    Run out;
+    jacobi(u, v, res);
+    out.res = res.value();
+    two_stores();
+    in_place();
+    out.streamed = kfuse::detail::streaming_launches() - before;
+    out.v = v.gather(), out.a = a.gather(), out.b = b.gather();
+    in_place();
+    out.a_updated = a.gather();
+    return out;
+  };
+  const Run plain = run(false), streamed = run(true);
+  CHECK(plain.streamed == 0);  // data in the cache
+  // Jacobi and the two stores stream (two launches each where the exchange overlaps);
+  // the update in place reads what it stores and does not.
+  if (can_stream) CHECK(streamed.streamed >= 2);
+  kfuse_test::check_close(streamed.v, plain.v, 0);
+  kfuse_test::check_close(streamed.a, plain.a, 0);
+  kfuse_test::check_close(streamed.b, plain.b, 0);
+  kfuse_test::check_close(streamed.a_updated, plain.a_updated, 0);
+  // The residual's points add in other lanes (their places in a line): close, not the same bits.
+  CHECK(streamed.res == doctest::Approx(plain.res).epsilon(1e-13));
+
+  // And the values are the loops': v, and the residual against u.
+  const std::vector<double> u0 = u.gather();
+  double want_res = 0;
+  std::vector<double> want_v(u0.size());
+  {
+    kfuse::Array<double, 2> host(grid, "host");
+    init(host);
+    const auto view = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), host.view());
+    const std::int64_t h = grid.halo();
+    std::vector<double> owned;
+    for (std::int64_t i = h; i < h + grid.local_extent(0); ++i)
+      for (std::int64_t j = h; j < h + grid.local_extent(1); ++j) {
+        const double x = 0.25 * (view(i - 1, j) + view(i + 1, j) + view(i, j - 1) + view(i, j + 1));
+        owned.push_back(x);
+        want_res += (x - view(i, j)) * (x - view(i, j));
+      }
+    kfuse::Array<double, 2> expected(grid, "expected");
+    const auto out = Kokkos::create_mirror_view(expected.view());
+    std::size_t at = 0;
+    for (std::int64_t i = h; i < h + grid.local_extent(0); ++i)
+      for (std::int64_t j = h; j < h + grid.local_extent(1); ++j) out(i, j) = owned[at++];
+    Kokkos::deep_copy(expected.view(), out);
+    want_v = expected.gather();
+    want_res = grid.comm().allreduce(want_res, kfuse::ReduceOp::sum);
+  }
+  kfuse_test::check_close(streamed.v, want_v, 1e-15);
+  CHECK(streamed.res == doctest::Approx(want_res).epsilon(1e-12));
 }
 
 TEST_CASE("arrays made one after another start far apart within a 4 KiB page") {

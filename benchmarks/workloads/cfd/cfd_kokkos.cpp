@@ -1,5 +1,6 @@
 // What an expert writes: b fused into the first sweep (a pass fewer), each
-// sweep one vectorised pass; sweeps cannot fuse (each reads its neighbours' new p).
+// sweep one vectorised pass, arrays written but not read stored with streaming
+// stores beyond the cache; sweeps cannot fuse (each reads its neighbours' new p).
 // Cavity flow by hand: per step one kernel for b and the first sweep, nit - 1
 // sweep kernels, one update kernel, each by rows (hand_loops.hpp) and each over
 // the interior while the halo messages of what it reads (kfuse::HaloExchange)
@@ -65,9 +66,11 @@ struct Coefficients {
 };
 
 struct FirstSweep {
+  static constexpr bool streams_stores = true;  // b and q are not read
   Coefficients c;
   View u, v, p, q, b;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
+  template <class Put = hand::Stored>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Put put = {}) const {
     const double dudx = (u(i, j + 1) - u(i, j - 1)) / c.two_dx;
     const double dvdy = (v(i + 1, j) - v(i - 1, j)) / c.two_dy;
     const double bij =
@@ -76,8 +79,8 @@ struct FirstSweep {
          2.0 * ((u(i + 1, j) - u(i - 1, j)) / c.two_dy * (v(i, j + 1) - v(i, j - 1)) / c.two_dx) -
          dvdy * dvdy);
     const double qij = c.sweep(p, bij, i, j);
-    b(i, j) = bij;
-    q(i, j) = qij;
+    put(b, i, j, 0, bij);
+    put(q, i, j, 1, qij);
   }
   hand::RowsAhead<3, 2> ahead(std::int64_t i) const {
     return {{&u(i + 1, 0), &v(i + 1, 0), &p(i + 1, 0)}, {&b(i, 0), &q(i, 0)}};
@@ -85,10 +88,12 @@ struct FirstSweep {
 };
 
 struct Sweep {
+  static constexpr bool streams_stores = true;  // q is not read
   Coefficients c;
   View p, q, b;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
-    q(i, j) = c.sweep(p, b(i, j), i, j);
+  template <class Put = hand::Stored>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Put put = {}) const {
+    put(q, i, j, 0, c.sweep(p, b(i, j), i, j));
   }
   hand::RowsAhead<2, 1> ahead(std::int64_t i) const {
     return {{&p(i + 1, 0), &b(i, 0)}, {&q(i, 0)}};
@@ -96,9 +101,11 @@ struct Sweep {
 };
 
 struct Update {
+  static constexpr bool streams_stores = true;  // u2 and v2 are not read
   Coefficients c;
   View u, v, p, u2, v2;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
+  template <class Put = hand::Stored>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Put put = {}) const {
     const double uc = u(i, j), vc = v(i, j);
     const double un = uc - uc * c.dt / c.dx * (uc - u(i, j - 1)) -
                       vc * c.dt / c.dy * (uc - u(i - 1, j)) -
@@ -110,8 +117,8 @@ struct Update {
                       c.dt_2rho_dy * (p(i + 1, j) - c.south(p, i, j)) +
                       c.nu * (c.dt_dx2 * (v(i, j + 1) - 2.0 * vc + v(i, j - 1)) +
                               c.dt_dy2 * (v(i + 1, j) - 2.0 * vc + v(i - 1, j)));
-    u2(i, j) = un;
-    v2(i, j) = vn;
+    put(u2, i, j, 0, un);
+    put(v2, i, j, 1, vn);
   }
   hand::RowsAhead<3, 2> ahead(std::int64_t i) const {
     return {{&u(i + 1, 0), &v(i + 1, 0), &p(i + 1, 0)}, {&u2(i, 0), &v2(i, 0)}};

@@ -64,12 +64,14 @@ struct UpdateXP {
 
 /// The start: r = b - A x, p = r, with r.r and b.b.
 struct Start {
+  static constexpr bool streams_stores = true;  // r and p are not read
   View2 x, b, r, p;
-  template <class Lane>
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane sums) const {
+  template <class Lane, class Put = hand::Stored>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane sums,
+                                         Put put = {}) const {
     const double bij = b(i, j), ri = bij - laplacian(x, i, j);
-    r(i, j) = ri;
-    p(i, j) = ri;
+    put(r, i, j, 0, ri);
+    put(p, i, j, 1, ri);
     sums[0] += ri * ri;
     sums[1] += bij * bij;
   }

@@ -121,12 +121,60 @@ struct RowsAhead {
       detail::prefetch_line<detail::PrefetchFor::write>(
           reinterpret_cast<const char*>(written[w] + j + distance));
   }
+  /// The rows read only, at j: a loop that streams its stores does not fetch their lines.
+  KOKKOS_FORCEINLINE_FUNCTION void reads_at(std::int64_t j) const {
+    for (int r = 0; r < Reads; ++r)
+      detail::prefetch_line<detail::PrefetchFor::read_far>(
+          reinterpret_cast<const char*>(read[r] + j + distance));
+  }
   /// The lines of points j to j + block.
   KOKKOS_FORCEINLINE_FUNCTION void block(std::int64_t j) const {
     for (int line = 0; line < block_points; line += lanes) at(j + line);
   }
   static constexpr int block_points = 64;
 };
+
+/// Where a body's point puts the values it stores: `put(view, i, j, w, value)` for the w-th
+/// row of its RowsAhead's `written`. Stored: straight to the view. Staged: into line w of a
+/// row loop's stage, at the point's place in its cache line, which the loop then writes to
+/// memory whole with a streaming store (kfuse/core/stream_store.hpp, as kfuse's loops do:
+/// a row stored without being read moves no line from memory first). A body whose stored
+/// arrays it does not read takes a `put` (`template <class Lane, class Put = hand::Stored>
+/// operator()(i, j, [sums,] Put put = {})`) and says so: `static constexpr bool
+/// streams_stores = true`.
+struct Stored {
+  template <class View>
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(const View& view, std::int64_t i, std::int64_t j, int,
+                                              double value) const {
+    view(i, j) = value;
+  }
+};
+template <int Writes>
+struct Staged {
+  double (*line)[detail::stream_line_doubles];
+  int at;
+  template <class View>
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(const View&, std::int64_t, std::int64_t, int w,
+                                              double value) const {
+    line[w][at] = value;
+  }
+};
+
+template <class Body, class = void>
+struct streams_stores : std::false_type {};
+template <class Body>
+struct streams_stores<Body, std::enable_if_t<Body::streams_stores>>
+    : std::bool_constant<detail::stream_stores_available> {};
+
+/// The line a row loop that streams starts at: the first point of [j0, j1) whose stored
+/// rows start a cache line there, all of them alike; j1 where they are not alike.
+template <class Ahead>
+std::int64_t first_whole_line(const Ahead& ahead, std::int64_t j0, std::int64_t j1) {
+  const int place = detail::line_position(ahead.written[0] + j0);
+  for (int w = 1; w < Ahead::writes; ++w)
+    if (detail::line_position(ahead.written[w] + j0) != place) return j1;
+  return j0 + (detail::stream_line_doubles - place) % detail::stream_line_doubles;
+}
 
 /// The rows ahead of a body that names none: nothing prefetched.
 struct NoRowsAhead {
@@ -141,6 +189,40 @@ struct has_rows_ahead<Body, std::void_t<decltype(std::declval<const Body&>().ahe
 
 /// point(k, local) for k in [begin, end), M sums split over the lanes, then
 /// added to `sums` (a host chunk or row); `ahead` prefetches a row's streams.
+/// sum_over_lanes with the stores streamed (Staged): false, and nothing run, where the row
+/// holds no whole line that all its stored rows share. A point adds into the lane of its
+/// place in its cache line, as kfuse's streamed loops do.
+template <unsigned M, class Body, class Ahead>
+bool sum_over_lanes_streamed(std::int64_t i, std::int64_t begin, std::int64_t end, const Body& body,
+                             double* sums, const Ahead& ahead) {
+  constexpr int line = detail::stream_line_doubles, writes = Ahead::writes;
+  const std::int64_t first = first_whole_line(ahead, begin, end);
+  if (first + line > end) return false;
+  double lane[M][lanes] = {};
+  alignas(64) double stage[writes][line];
+  std::int64_t j = first;
+  for (; j + line <= end; j += line) {
+    ahead.reads_at(j);
+    KFUSE_INDEPENDENT_LANES
+    for (int l = 0; l < line; ++l) body(i, j + l, LaneSums<M>{lane, l}, Staged<writes>{stage, l});
+    for (int w = 0; w < writes; ++w)
+      detail::stream_line(const_cast<double*>(ahead.written[w]) + j, stage[w]);
+  }
+  double rest[M][lanes];
+  for (unsigned m = 0; m < M; ++m)
+    for (int l = 0; l < lanes; ++l) rest[m][l] = lane[m][l];
+  for (std::int64_t k = begin; k < first; ++k)
+    body(i, k, LaneSums<M>{rest, detail::line_position(ahead.written[0] + k)});
+  for (int l = 0; j + l < end; ++l) body(i, j + l, LaneSums<M>{rest, l});
+  detail::stream_fence();
+  for (unsigned m = 0; m < M; ++m) {
+    for (int step = 1; step < lanes; step *= 2)
+      for (int l = 0; l + step < lanes; l += 2 * step) rest[m][l] += rest[m][l + step];
+    sums[m] += rest[m][0];
+  }
+  return true;
+}
+
 template <unsigned M, class Point, class Ahead = NoRowsAhead>
 KOKKOS_INLINE_FUNCTION void sum_over_lanes(std::int64_t begin, std::int64_t end, const Point& point,
                                            double* sums, const Ahead& ahead = {},
@@ -294,6 +376,9 @@ struct RowSums : SumsOf<M> {
   bool prefetching;
   KFUSE_NOINLINE void operator()(std::int64_t i, Sums<M>& sums) const {
     const Body local = body;  // numbers in registers (the file's first lines)
+    if constexpr (has_rows_ahead<Body>::value && streams_stores<Body>::value)
+      if (prefetching && sum_over_lanes_streamed<M>(i, j0, j1, local, sums.v, local.ahead(i)))
+        return;
     if constexpr (has_rows_ahead<Body>::value)
       sum_over_lanes<M>(j0, j1, AlongRow<Body>{local, i}, sums.v, local.ahead(i), prefetching);
     else
@@ -327,9 +412,32 @@ struct RowLoop {
   std::int64_t j0, j1;
   bool prefetching;
   void operator()(std::int64_t i) const {
+    if constexpr (has_rows_ahead<Body>::value && streams_stores<Body>::value)
+      if (prefetching && streamed(i)) return;
     if constexpr (has_rows_ahead<Body>::value)
       if (prefetching) return prefetched(i);
     plain(i);
+  }
+  /// The row with its stores streamed (Staged), as sum_over_lanes_streamed.
+  KFUSE_NOINLINE bool streamed(std::int64_t i) const {
+    const Body local = body;
+    const auto ahead = local.ahead(i);
+    constexpr int line = detail::stream_line_doubles, writes = decltype(ahead)::writes;
+    const std::int64_t first = first_whole_line(ahead, j0, j1);
+    if (first + line > j1) return false;
+    alignas(64) double stage[writes][line];
+    std::int64_t j = first;
+    for (; j + line <= j1; j += line) {
+      ahead.reads_at(j);
+      KFUSE_INDEPENDENT_LANES
+      for (int l = 0; l < line; ++l) local(i, j + l, Staged<writes>{stage, l});
+      for (int w = 0; w < writes; ++w)
+        detail::stream_line(const_cast<double*>(ahead.written[w]) + j, stage[w]);
+    }
+    for (std::int64_t k = j0; k < first; ++k) local(i, k);
+    for (; j < j1; ++j) local(i, j);
+    detail::stream_fence();
+    return true;
   }
   KFUSE_NOINLINE void plain(std::int64_t i) const {
     const Body local = body;  // numbers in registers (the file's first lines)

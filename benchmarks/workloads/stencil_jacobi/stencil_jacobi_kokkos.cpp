@@ -1,6 +1,6 @@
 // What an expert writes: the sweep and its residual in one pass over memory,
-// vectorised rows, the sum split over lanes, the sweep overlapped with the halo
-// exchange (hand_loops.hpp).
+// vectorised rows, the sum split over lanes, v written with streaming stores, the
+// sweep overlapped with the halo exchange (hand_loops.hpp).
 // Jacobi sweep + residual by hand: one parallel_reduce by rows (hand_loops.hpp)
 // that writes v and sums (v - u)^2, over the interior while u's halo messages
 // (kfuse::HaloExchange) fly, then over the boundary strips; then one allreduce.
@@ -11,12 +11,14 @@ namespace kfuse::bench::stencil_jacobi {
 namespace {
 
 struct Sweep {
+  static constexpr bool streams_stores = true;  // v is not read
   detail::view_t<double, 2> u, v;
-  template <class Lane>
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane sum) const {
+  template <class Lane, class Put = hand::Stored>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane sum,
+                                         Put put = {}) const {
     const double x = 0.25 * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1));
     const double d = x - u(i, j);
-    v(i, j) = x;
+    put(v, i, j, 0, x);
     sum[0] += d * d;
   }
   hand::RowsAhead<1, 1> ahead(std::int64_t i) const { return {{&u(i + 1, 0)}, {&v(i, 0)}}; }

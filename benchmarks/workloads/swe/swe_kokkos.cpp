@@ -1,6 +1,6 @@
 // What an expert writes: the whole update and the mass sum in one pass over
-// memory, vectorised rows, the sum split over lanes, the pass overlapped with the
-// halo exchange (hand_loops.hpp).
+// memory, vectorised rows, the sum split over lanes, the new state written with
+// streaming stores, the pass overlapped with the halo exchange (hand_loops.hpp).
 // Shallow water by hand: one parallel_reduce by rows (hand_loops.hpp) that writes
 // the new state and sums the mass, over the interior while the halo messages of
 // h, hu, hv (kfuse::HaloExchange) fly, then over the boundary strips; one
@@ -24,8 +24,10 @@ struct LaxFriedrichs {
   }
   KOKKOS_INLINE_FUNCTION static double cross(double a, double b, double c) { return b * c / a; }
 
-  template <class Lane>
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane mass) const {
+  static constexpr bool streams_stores = true;  // h2, hu2, hv2 are not read
+  template <class Lane, class Put = hand::Stored>
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j, Lane mass,
+                                         Put put = {}) const {
     const double hE = h(i, j + 1), hW = h(i, j - 1), hN = h(i + 1, j), hS = h(i - 1, j);
     const double uE = hu(i, j + 1), uW = hu(i, j - 1), uN = hu(i + 1, j), uS = hu(i - 1, j);
     const double vE = hv(i, j + 1), vW = hv(i, j - 1), vN = hv(i + 1, j), vS = hv(i - 1, j);
@@ -34,9 +36,9 @@ struct LaxFriedrichs {
                        cy * (cross(hN, uN, vN) - cross(hS, uS, vS));
     const double hvn = 0.25 * (vE + vW + vN + vS) - cx * (cross(hE, uE, vE) - cross(hW, uW, vW)) -
                        cy * (momentum(hN, vN) - momentum(hS, vS));
-    h2(i, j) = hn;
-    hu2(i, j) = hun;
-    hv2(i, j) = hvn;
+    put(h2, i, j, 0, hn);
+    put(hu2, i, j, 1, hun);
+    put(hv2, i, j, 2, hvn);
     mass[0] += hn;
   }
   hand::RowsAhead<3, 3> ahead(std::int64_t i) const {

@@ -46,6 +46,13 @@
 #define KFUSE_HOST_PREFETCH 1
 #endif
 
+// Host loops of stencil kernels that store arrays they do not read write them with
+// non-temporal (streaming) stores where their data exceed the cache (core/stream_store.hpp);
+// 0 compiles them with ordinary stores (docs/user-guide.md, "Streaming stores").
+#ifndef KFUSE_HOST_STREAM_STORES
+#define KFUSE_HOST_STREAM_STORES 1
+#endif
+
 namespace kfuse {
 
 /// Global and local point indices (grid extents may exceed 2^31 points).

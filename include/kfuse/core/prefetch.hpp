@@ -93,13 +93,21 @@ inline index_t host_cache_share() {
   return share;
 }
 
+/// Bytes that streams_from_memory takes for the cache share instead of host_cache_share()
+/// where set (0 or more): tests set 0, so that small arrays take the paths of data from
+/// memory (prefetches, streaming stores).
+inline index_t& cache_share_override() {
+  static index_t bytes = -1;
+  return bytes;
+}
+
 /// Whether a launch of `points` points streams its prefetched data from memory: their
 /// bytes over the launch exceed this process's share of the last-level cache (or the share
 /// is unknown). Data that stays in the caches gains nothing from prefetches and pays their
 /// instructions: cfd's sweeps of a 512 x 512 grid 10-30% slower, a cached sparse product
 /// 1.2x slower.
 inline bool streams_from_memory(index_t row_bytes_per_point, index_t points) {
-  const index_t share = host_cache_share();
+  const index_t share = cache_share_override() >= 0 ? cache_share_override() : host_cache_share();
   return share == 0 || row_bytes_per_point * points > share;
 }
 

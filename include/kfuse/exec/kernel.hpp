@@ -18,6 +18,7 @@
 #include "kfuse/core/box_loop.hpp"
 #include "kfuse/core/config.hpp"
 #include "kfuse/core/kokkos_compat.hpp"
+#include "kfuse/core/stream_store.hpp"
 #include "kfuse/core/view.hpp"
 #include "kfuse/dist/comm.hpp"
 #include "kfuse/exec/prefetch.hpp"
@@ -119,8 +120,8 @@ template <>
 struct StatementList<> {
   template <class P, class R, class A>
   KOKKOS_INLINE_FUNCTION void run(const P&, R&, A&) const {}
-  template <class P, class R>
-  KOKKOS_INLINE_FUNCTION void flush(const P&, R&) const {}
+  template <class P, class R, class A>
+  KOKKOS_INLINE_FUNCTION void flush(const P&, R&, A&) const {}
 };
 template <class S, class... Rest>
 struct StatementList<S, Rest...> {
@@ -131,10 +132,10 @@ struct StatementList<S, Rest...> {
     head.run(p, registers, accumulators);
     tail.run(p, registers, accumulators);
   }
-  template <class P, class R>
-  KOKKOS_INLINE_FUNCTION void flush(const P& p, R& registers) const {
-    head.flush(p, registers);
-    tail.flush(p, registers);
+  template <class P, class R, class A>
+  KOKKOS_INLINE_FUNCTION void flush(const P& p, R& registers, A& accumulators) const {
+    head.flush(p, registers, accumulators);
+    tail.flush(p, registers, accumulators);
   }
 };
 
@@ -159,6 +160,74 @@ auto children(const StatementList<S...>& list) {
     return ChildRefs<>{};
   else
     return child_refs(list.head, list.tail);
+}
+
+// ---- streamed stores ------------------------------------------------------------
+
+/// Whether a lowered statement is a store that a host call may stream (a StoreView of
+/// doubles of rank 2 or 3: specialised in exec/statements.hpp).
+template <class S>
+struct streamable_store : std::false_type {};
+
+/// The lines a host call that streams its stores fills, one per store (StreamedStore's W),
+/// before it writes them to memory whole (InnerLoop::streamed).
+template <int Stores>
+struct StreamStage {
+  alignas(64) double line[Stores][stream_line_doubles];
+};
+
+/// What a point of a host call that streams its stores runs with in place of its
+/// accumulators: the lane its reductions add into (a LaneOf, or NoAccumulators), the
+/// call's stage, and the point's place in its cache line (`at`).
+template <class Lane, class Stage>
+struct StagedLane {
+  Lane lane;
+  Stage* stage;
+  int at;
+};
+template <int J, class Lane, class Stage>
+KOKKOS_INLINE_FUNCTION auto& accumulator_of(const StagedLane<Lane, Stage>& staged) {
+  return accumulator_of<J>(staged.lane);
+}
+
+/// A store (a StoreView: its expr, its register slot) whose value goes to line W of the
+/// call's stage instead of memory; forwarded stores keep their register slot.
+template <int W, class Store>
+struct StreamedStore {
+  Store store;
+  template <class P, class R, class A>
+  KOKKOS_INLINE_FUNCTION void run(const P& p, R& registers, A& staged) const {
+    const double value = static_cast<double>(store.expr.eval(p, registers));
+    if constexpr (Store::slot >= 0)
+      register_of<Store::slot>(registers) = value;
+    else
+      staged.stage->line[W][staged.at] = value;
+  }
+  template <class P, class R, class A>
+  KOKKOS_INLINE_FUNCTION void flush(const P&, R& registers, A& staged) const {
+    if constexpr (Store::slot >= 0)
+      staged.stage->line[W][staged.at] = register_of<Store::slot>(registers);
+  }
+};
+template <int W, class Store>
+auto children(const StreamedStore<W, Store>& s) {
+  return children(s.store);
+}
+template <int W, class Store>
+struct stores_in_run<StreamedStore<W, Store>> : stores_in_run<Store> {};
+
+/// `list` with its stores of rows streamed, numbered from W in statement order (the order
+/// of stored_rows_of, exec/prefetch.hpp).
+template <int W>
+StatementList<> with_streamed_stores(const StatementList<>& list) {
+  return list;
+}
+template <int W, class S, class... Rest>
+auto with_streamed_stores(const StatementList<S, Rest...>& list) {
+  if constexpr (stores_rows<S>::value)
+    return prepend(StreamedStore<W, S>{list.head}, with_streamed_stores<W + 1>(list.tail));
+  else
+    return prepend(list.head, with_streamed_stores<W>(list.tail));
 }
 
 // ---- integer powers ---------------------------------------------------------
@@ -204,6 +273,18 @@ struct GroupKernel {
   /// A stencil's: host calls prefetch its rows from memory (exec/prefetch.hpp).
   static constexpr bool reads_other_rows = holds_node<reads_other_row, Body>();
   auto prefetch_rows() const { return prefetch_rows_of(body, views); }
+  /// Its stores of rows, and whether a host call may stream them (InnerLoop::streamed): all
+  /// of doubles, in a build with streaming stores.
+  static constexpr int row_stores = count_nodes<stores_rows, Body>();
+  static constexpr bool may_stream_stores = stream_stores_available && N > 1 && row_stores > 0 &&
+                                            count_nodes<streamable_store, Body>() == row_stores;
+  auto stored_rows() const { return stored_rows_of<row_stores>(body); }
+  /// This kernel with its stores going to a StagedLane's stage.
+  auto streaming_stores() const {
+    using Streamed = decltype(with_streamed_stores<0>(body));
+    return GroupKernel<N, Registers, Accumulators, Streamed, Views, Facts>{
+        with_streamed_stores<0>(body), views};
+  }
   bool powers_small() const { return all_powers_small(body); }
   bool powers_squares() const { return all_powers_squares(body); }
   auto assuming_small_powers() const { return under<typename Facts::with_small_powers>(); }
@@ -223,7 +304,7 @@ struct GroupKernel {
         point, &views, load_centres(static_cast<Centres*>(nullptr), views, point)};
     Registers registers;
     body.run(p, registers, acc);
-    body.flush(p, registers);
+    body.flush(p, registers, acc);
   }
 
   // parallel_for
@@ -265,6 +346,17 @@ struct GroupKernel {
                                               const LaneOf<Lanes>& lane) const {
     exec(Point<N>{{i, j, k}}, lane);
   }
+  // a point of a host call that streams its stores (InnerLoop::streamed)
+  template <class Lane, class Stage>
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j,
+                                              const StagedLane<Lane, Stage>& staged) const {
+    exec(Point<N>{{i, j}}, staged);
+  }
+  template <class Lane, class Stage>
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, index_t k,
+                                              const StagedLane<Lane, Stage>& staged) const {
+    exec(Point<N>{{i, j, k}}, staged);
+  }
   KOKKOS_INLINE_FUNCTION void init(Accumulators& acc) const { acc.init(); }
   KOKKOS_INLINE_FUNCTION void join(Accumulators& into, const Accumulators& from) const {
     into.join(from);
@@ -296,6 +388,7 @@ struct RowListKernel {
   static constexpr bool holds_powers = Kernel::holds_powers;
   static constexpr bool reads_sparse_rows = Kernel::reads_sparse_rows;
   static constexpr bool reads_other_rows = false;  // a range of sparse rows: rank 1
+  static constexpr bool may_stream_stores = false;
   bool powers_small() const { return kernel.powers_small(); }
   bool powers_squares() const { return kernel.powers_squares(); }
   auto assuming_small_powers() const { return with_kernel(kernel.assuming_small_powers()); }
@@ -347,6 +440,16 @@ struct prefetch_of<true, Kernel> {
   using type = decltype(std::declval<const Kernel&>().prefetch_rows());
 };
 
+/// The StoredRows of a kernel whose host calls may stream their stores, or NoPrefetch.
+template <bool Streams, class Kernel>
+struct stored_rows_of_t {
+  using type = NoPrefetch;
+};
+template <class Kernel>
+struct stored_rows_of_t<true, Kernel> {
+  using type = StoredRows<Kernel::row_stores>;
+};
+
 /// Host CPUs iterate the innermost dimension (contiguous: LayoutRight) as a
 /// plain loop inside the functor, one call per row (rank 2 and 3) or per
 /// chunk of `chunk` points (rank 1). A call sums its reductions into local
@@ -364,6 +467,9 @@ struct InnerLoop {
   /// Stencils of rank 2 and 3 prefetch the rows they read from memory (exec/prefetch.hpp),
   /// a step of host_lanes points at a time.
   static constexpr bool prefetches = KFUSE_HOST_PREFETCH && N > 1 && Kernel::reads_other_rows;
+  /// Those whose stores are of doubles and whose arrays they do not read may stream them
+  /// (streamed, below).
+  static constexpr bool may_stream = prefetches && Kernel::may_stream_stores;
 
   Kernel kernel;
   Box<N> box;
@@ -371,6 +477,8 @@ struct InnerLoop {
   value_type* partials = nullptr;
   typename prefetch_of<prefetches, Kernel>::type prefetch{};
   bool prefetching = false;  // prefetches, and the launch streams from memory
+  typename stored_rows_of_t<may_stream, Kernel>::type stored{};
+  bool streaming = false;  // may stream, prefetching, and reads none of the stored arrays
 
   /// Calls per launch: chunks (rank 1) or rows of the outer dimensions.
   index_t calls() const {
@@ -382,6 +490,8 @@ struct InnerLoop {
 
   template <class... Outer>
   KOKKOS_INLINE_FUNCTION void loop(index_t call, index_t begin, index_t end, Outer... outer) const {
+    if constexpr (may_stream)
+      if (streaming && streamed(call, begin, end, outer...)) return;
     if constexpr (reduces && Kernel::reads_sparse_rows) {
       value_type even, odd;
       kernel.init(even);
@@ -433,6 +543,60 @@ struct InnerLoop {
       KFUSE_INDEPENDENT_ITERATIONS
       for (index_t k = begin; k < end; ++k) kernel(outer..., k);
     }
+  }
+
+  /// The call with its stores streamed: its stored rows' whole lines computed into a stage
+  /// (StreamStage), a line of each at a time, and written to memory without being read
+  /// (core/stream_store.hpp); the points before the first whole line and after the last
+  /// store as usual. A point adds into the lane of its place in its cache line. False (and
+  /// nothing run) where the stored rows do not share their place in the line or the row
+  /// holds no whole line.
+  template <class... Outer>
+  bool streamed(index_t call, index_t begin, index_t end, Outer... outer) const {
+    constexpr int stores = Kernel::row_stores, line = stream_line_doubles;
+    double* row[stores];
+    for (int w = 0; w < stores; ++w) row[w] = stored.template at<double>(w, outer...);
+    for (int w = 1; w < stores; ++w)
+      if (line_position(row[w]) != line_position(row[0])) return false;
+    const index_t first = begin + (line - line_position(row[0] + begin)) % line;
+    if (first + line > end) return false;
+    const auto staged = kernel.streaming_stores();
+    const auto ahead = cursor(outer...);
+    StreamStage<stores> stage;
+    index_t k = first;
+    if constexpr (reduces) {
+      using Lanes = LaneFile<value_type, host_lanes>;
+      static_assert(host_lanes == stream_line_doubles,
+                    "InnerLoop::streamed: host_lanes must equal stream_line_doubles, a lane "
+                    "per place in a cache line");
+      Lanes lanes;
+      lanes.init();
+      for (; k + line <= end; k += line) {
+        ahead.reads_at(k);
+        KFUSE_INDEPENDENT_LANES
+        for (int l = 0; l < line; ++l)
+          staged(outer..., k + l,
+                 StagedLane<LaneOf<Lanes>, decltype(stage)>{{&lanes, l}, &stage, l});
+        for (int w = 0; w < stores; ++w) stream_line(row[w] + k, stage.line[w]);
+      }
+      Lanes rest = lanes;  // as loop's tail: the lanes above stay in registers
+      for (index_t m = begin; m < first; ++m)
+        kernel(outer..., m, LaneOf<Lanes>{&rest, line_position(row[0] + m)});
+      for (int l = 0; k + l < end; ++l) kernel(outer..., k + l, LaneOf<Lanes>{&rest, l});
+      partials[call] = rest.joined();
+    } else {
+      for (; k + line <= end; k += line) {
+        ahead.reads_at(k);
+        KFUSE_INDEPENDENT_LANES
+        for (int l = 0; l < line; ++l)
+          staged(outer..., k + l, StagedLane<NoAccumulators, decltype(stage)>{{}, &stage, l});
+        for (int w = 0; w < stores; ++w) stream_line(row[w] + k, stage.line[w]);
+      }
+      for (index_t m = begin; m < first; ++m) kernel(outer..., m);
+      for (; k < end; ++k) kernel(outer..., k);
+    }
+    stream_fence();
+    return true;
   }
 
   template <class... Outer>
@@ -488,6 +652,12 @@ void call_host_loop(const void* loop, index_t c) {
   (*static_cast<const Loop*>(loop))(c);
 }
 
+/// Host launches that chose to stream their stores (InnerLoop::streamed), counted for tests.
+inline index_t& streaming_launches() {
+  static index_t count = 0;
+  return count;
+}
+
 /// The host part of launch: InnerLoop calls, their partials joined in order. The loop
 /// lives in this frame, so the launch is waited for (host spaces run it before returning).
 template <int N, class Kernel, class Accumulators>
@@ -500,6 +670,11 @@ void launch_on_host(const std::string& label, const Box<N>& box, const Kernel& k
   if constexpr (Loop::prefetches) {
     rows.prefetch = kernel.prefetch_rows();
     rows.prefetching = streams_from_memory(rows.prefetch.bytes_per_point(), box.size());
+    if constexpr (Loop::may_stream) {
+      rows.stored = kernel.stored_rows();
+      rows.streaming = rows.prefetching && !rows.prefetch.reads_stored;
+      if (rows.streaming) ++streaming_launches();
+    }
   }
   const index_t calls = rows.calls();
   if constexpr (reduces) rows.partials = host_partials<Accumulators>(calls);

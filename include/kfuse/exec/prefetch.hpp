@@ -109,15 +109,21 @@ struct PrefetchRows {
     for (int w = 0; w < written_count; ++w) bytes += written[w].element;
     return bytes;
   }
+  /// Whether the kernel reads an array it stores, at any offset (exec/kernel.hpp: its
+  /// stores then go through the cache, which holds the lines already).
+  bool reads_stored = false;
+
   /// After the walk: drops the read rows that are stored rows (an update in place,
   /// `r -= alpha * A(p)`), which the written rows prefetch already, and fills empty slots.
   void finish() {
     int kept = 0;
     for (int r = 0; r < read_count; ++r) {
       bool stored = false;
-      for (int w = 0; w < written_count; ++w)
+      for (int w = 0; w < written_count; ++w) {
+        reads_stored = reads_stored || written[w].data == read[r].data;
         stored = stored || (written[w].data == read[r].data && read[r].offset[0] == 0 &&
                             read[r].offset[1] == 0);
+      }
       if (!stored) read[kept++] = read[r];
     }
     read_count = kept;
@@ -202,6 +208,12 @@ class PrefetchCursor {
     for (int w = Reads; w < Reads + Writes; ++w)
       prefetch_line<PrefetchFor::write>(ahead_[w] + k * element_[w]);
   }
+  /// Prefetches the rows read at point k only: a loop that streams its stores
+  /// (exec/kernel.hpp) does not fetch the lines it writes.
+  KOKKOS_FORCEINLINE_FUNCTION void reads_at(index_t k) const {
+    for (int r = 0; r < Reads; ++r)
+      prefetch_line<PrefetchFor::read_far>(ahead_[r] + k * element_[r]);
+  }
   /// Prefetches every row's lines of points k to k + prefetch_block (of 8-byte elements;
   /// narrower ones are prefetched twice).
   KOKKOS_FORCEINLINE_FUNCTION void block(index_t k) const {
@@ -222,6 +234,39 @@ class PrefetchCursor {
   const char* ahead_[Reads + Writes > 0 ? Reads + Writes : 1];
   index_t element_[Reads + Writes > 0 ? Reads + Writes : 1];
 };
+
+/// The rows a kernel's stores write, one per store in statement order (a store that
+/// streams, exec/kernel.hpp's StreamedStore, numbers its line W the same way): their first
+/// elements at a host call's outer coordinates.
+template <int Stores>
+struct StoredRows {
+  PrefetchRow row[Stores > 0 ? Stores : 1];
+  int count = 0;
+
+  template <class Node>
+  void operator()(const Node& node) {
+    if constexpr (stores_rows<Node>::value) {
+      constexpr int zero[2] = {};
+      if (count < Stores) row[count++] = PrefetchRow::of(node.view, zero);
+    }
+  }
+  /// Row w's first element at outer coordinates `outer...`.
+  template <class T, class... Outer>
+  KOKKOS_INLINE_FUNCTION T* at(int w, Outer... outer) const {
+    const index_t coordinate[] = {outer..., 0};
+    const char* data = row[w].data;
+    for (int d = 0; d < int(sizeof...(Outer)); ++d) data += coordinate[d] * row[w].stride[d];
+    return reinterpret_cast<T*>(const_cast<char*>(data));
+  }
+};
+
+/// The rows the stores of a kernel of lowered `body` write.
+template <int Stores, class Body>
+StoredRows<Stores> stored_rows_of(const Body& body) {
+  StoredRows<Stores> rows;
+  for_each_node(body, rows);
+  return rows;
+}
 
 /// What an InnerLoop of a kernel that does not prefetch holds instead of PrefetchRows.
 struct NoPrefetch {};

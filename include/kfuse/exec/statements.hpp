@@ -1,7 +1,8 @@
 // How each statement kind runs (its plan side is plan/statement.hpp): the kernel-side
 // statement a kernel statement lowers to, with the register or accumulator slot it needs,
 // and what happens after the launch; a host statement's evaluation. Each kernel-side
-// statement has run(p, registers, accumulators) at a point and flush(p, registers) after
+// statement has run(p, registers, accumulators) at a point and flush(p, registers,
+// accumulators) after
 // the group's statements ran there (exec/kernel.hpp's StatementList). The generic code that
 // uses them (exec/group.hpp):
 //   lower_statement<J, Forward>(s, ctx)   J: its first accumulator slot (reductions are
@@ -47,6 +48,7 @@ void store_result(const S&, const Ctx&, const Acc&) {}
 /// a store it cannot prove to be elsewhere.
 template <class T, int N, class E, int K = -1>
 struct StoreView {
+  static constexpr int slot = K;
   view_t<T, N> view;
   E expr;
   template <class P>
@@ -63,8 +65,8 @@ struct StoreView {
     else
       store(p, value);
   }
-  template <class P, class R>
-  KOKKOS_INLINE_FUNCTION void flush(const P& p, R& registers) const {
+  template <class P, class R, class A>
+  KOKKOS_INLINE_FUNCTION void flush(const P& p, R& registers, A&) const {
     if constexpr (K >= 0) store(p, register_of<K>(registers));
   }
 };
@@ -76,6 +78,8 @@ template <class T, int N, class E>
 struct stores_in_run<StoreView<T, N, E, -1>> : std::true_type {};
 template <class T, int N, class E, int K>
 struct stores_rows<StoreView<T, N, E, K>> : std::bool_constant<(N > 1)> {};
+template <int N, class E, int K>
+struct streamable_store<StoreView<double, N, E, K>> : std::bool_constant<(N > 1)> {};
 template <class T, int N, class E, int K>
 struct register_slot_of<StoreView<T, N, E, K>> {
   using type = std::conditional_t<(K < 0), void, RegisterSlot<K, T>>;
@@ -88,8 +92,8 @@ struct StoreRegister {
   KOKKOS_INLINE_FUNCTION void run(const P& p, R& registers, A&) const {
     register_of<K>(registers) = static_cast<T>(expr.eval(p, registers));
   }
-  template <class P, class R>
-  KOKKOS_INLINE_FUNCTION void flush(const P&, R&) const {}
+  template <class P, class R, class A>
+  KOKKOS_INLINE_FUNCTION void flush(const P&, R&, A&) const {}
 };
 template <int K, class T, class E>
 auto children(const StoreRegister<K, T, E>& s) {
@@ -132,8 +136,8 @@ struct Accumulate {
   KOKKOS_INLINE_FUNCTION void run(const P& p, R& registers, A& accumulators) const {
     Op::join(accumulator_of<J>(accumulators), static_cast<T>(expr.eval(p, registers)));
   }
-  template <class P, class R>
-  KOKKOS_INLINE_FUNCTION void flush(const P&, R&) const {}
+  template <class P, class R, class A>
+  KOKKOS_INLINE_FUNCTION void flush(const P&, R&, A&) const {}
 };
 template <int J, class Op, class T, class E>
 auto children(const Accumulate<J, Op, T, E>& s) {
