@@ -260,6 +260,28 @@ TEST_CASE("a stencil's stores of arrays it does not read stream to memory, the s
   // The residual's points add in other lanes (their places in a line): close, not the same bits.
   CHECK(streamed.res == doctest::Approx(plain.res).epsilon(1e-13));
 
+  // A stencil of rank 3 streams its rows alike (rows of 23 doubles with the halo).
+  kfuse::Grid<3> grid3(kfuse::Comm(), {6, 5, 21});
+  kfuse::Array<double, 3> p3(grid3, "p3"), q3(grid3, "q3");
+  p3.fill_with(KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
+    return kfuse::detail::math::sin(0.3 * double(i) + 0.7 * double(j)) + 0.01 * double(k * k);
+  });
+  auto stencil3 = kfuse::fuse(p3, q3, [](auto p, auto q) {
+    return kfuse::assign(
+        q, kfuse::shift<1, 0, 0>(p) - 2.0 * kfuse::shift<0, -1, 0>(p) + kfuse::shift<0, 0, 1>(p));
+  });
+  const auto run3 = [&](bool streams) {
+    std::optional<FromMemory> from_memory;
+    if (streams) from_memory.emplace();
+    q3.fill(0.0);
+    const kfuse::index_t before = kfuse::detail::streaming_launches();
+    stencil3();
+    if (streams && can_stream) CHECK(kfuse::detail::streaming_launches() > before);
+    return q3.gather();
+  };
+  const std::vector<double> q3_plain = run3(false);
+  kfuse_test::check_close(run3(true), q3_plain, 0);
+
   // And the values are the loops': v, and the residual against u.
   const std::vector<double> u0 = u.gather();
   double want_res = 0;

@@ -211,9 +211,15 @@ bool sum_over_lanes_streamed(std::int64_t i, std::int64_t begin, std::int64_t en
   double rest[M][lanes];
   for (unsigned m = 0; m < M; ++m)
     for (int l = 0; l < lanes; ++l) rest[m][l] = lane[m][l];
-  for (std::int64_t k = begin; k < first; ++k)
-    body(i, k, LaneSums<M>{rest, detail::line_position(ahead.written[0] + k)});
-  for (int l = 0; j + l < end; ++l) body(i, j + l, LaneSums<M>{rest, l});
+  // The points outside whole lines through the stage too, each value then stored as usual:
+  // one copy of the body in the loop, as kfuse's (kfuse/exec/kernel.hpp, InnerLoop::streamed).
+  const auto partial = [&](std::int64_t k) {
+    const int at = detail::line_position(ahead.written[0] + k);
+    body(i, k, LaneSums<M>{rest, at}, Staged<writes>{stage, at});
+    for (int w = 0; w < writes; ++w) const_cast<double*>(ahead.written[w])[k] = stage[w][at];
+  };
+  for (std::int64_t k = begin; k < first; ++k) partial(k);
+  for (; j < end; ++j) partial(j);
   detail::stream_fence();
   for (unsigned m = 0; m < M; ++m) {
     for (int step = 1; step < lanes; step *= 2)
@@ -434,8 +440,13 @@ struct RowLoop {
       for (int w = 0; w < writes; ++w)
         detail::stream_line(const_cast<double*>(ahead.written[w]) + j, stage[w]);
     }
-    for (std::int64_t k = j0; k < first; ++k) local(i, k);
-    for (; j < j1; ++j) local(i, j);
+    const auto partial = [&](std::int64_t k) {  // as sum_over_lanes_streamed's
+      const int at = detail::line_position(ahead.written[0] + k);
+      local(i, k, Staged<writes>{stage, at});
+      for (int w = 0; w < writes; ++w) const_cast<double*>(ahead.written[w])[k] = stage[w][at];
+    };
+    for (std::int64_t k = j0; k < first; ++k) partial(k);
+    for (; j < j1; ++j) partial(j);
     detail::stream_fence();
     return true;
   }
