@@ -202,6 +202,17 @@ TEST_CASE("a stencil's host calls prefetch each array's leading row and each sto
   CHECK(rows.read[2].data == data(u));  // the slot left empty repeats a filled one
   CHECK(rows.written_count == 1);
   CHECK(rows.written[0].data == data(v));
+  CHECK(rows.reads_stored);  // v: its stores do not stream
+
+  // A fourth array read finds no slot: it may be a stored one.
+  kfuse::detail::PrefetchRows<3, 1> full;
+  const View x("x", 6, 10);
+  for (const View* a : {&u, &w, &x}) full.add_read(*a, centre);
+  full.add_store(v);
+  full.finish();
+  CHECK(!full.reads_stored);
+  full.add_read(View("y", 6, 10), centre);
+  CHECK(full.reads_stored);
 }
 
 TEST_CASE("a stencil's stores of arrays it does not read stream to memory, the same values") {

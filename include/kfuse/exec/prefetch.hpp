@@ -109,8 +109,9 @@ struct PrefetchRows {
     for (int w = 0; w < written_count; ++w) bytes += written[w].element;
     return bytes;
   }
-  /// Whether the kernel reads an array it stores, at any offset (exec/kernel.hpp: its
-  /// stores then go through the cache, which holds the lines already).
+  /// Whether the kernel reads an array it stores, at any offset, or may (an array left out:
+  /// more than `most` of a kind). Its stores then go through the cache (exec/kernel.hpp:
+  /// they hold the lines already, and a later read at the point must see them).
   bool reads_stored = false;
 
   /// After the walk: drops the read rows that are stored rows (an update in place,
@@ -133,13 +134,16 @@ struct PrefetchRows {
 
  private:
   /// Adds `row`, or moves its array's row to it where it leads.
-  static void add(PrefetchRow* rows, int slots, int& count, const PrefetchRow& row) {
+  void add(PrefetchRow* rows, int slots, int& count, const PrefetchRow& row) {
     for (int r = 0; r < count; ++r)
       if (rows[r].data == row.data) {
         if (row.leads(rows[r])) rows[r] = row;
         return;
       }
-    if (count < slots) rows[count++] = row;
+    if (count < slots)
+      rows[count++] = row;
+    else
+      reads_stored = true;  // an array left out (more than `most`): it may be a stored one
   }
   static void fill(PrefetchRow* rows, int slots, int count, const PrefetchRow& other) {
     for (int r = count; r < slots; ++r) rows[r] = count > 0 ? rows[0] : other;
