@@ -166,14 +166,10 @@ template <class Body>
 struct streams_stores<Body, std::enable_if_t<Body::streams_stores>>
     : std::bool_constant<detail::stream_stores_available> {};
 
-/// The line a row loop that streams starts at: the first point of [j0, j1) whose stored
-/// rows start a cache line there, all of them alike; j1 where they are not alike.
+/// The line a row loop that streams starts at (detail::first_whole_line of its stored rows).
 template <class Ahead>
 std::int64_t first_whole_line(const Ahead& ahead, std::int64_t j0, std::int64_t j1) {
-  const int place = detail::line_position(ahead.written[0] + j0);
-  for (int w = 1; w < Ahead::writes; ++w)
-    if (detail::line_position(ahead.written[w] + j0) != place) return j1;
-  return j0 + (detail::stream_line_doubles - place) % detail::stream_line_doubles;
+  return detail::first_whole_line(ahead.written, Ahead::writes, j0, j1);
 }
 
 /// The rows ahead of a body that names none: nothing prefetched.

@@ -36,6 +36,16 @@ inline int line_position(const double* address) {
   return int((reinterpret_cast<std::uintptr_t>(address) / sizeof(double)) % stream_line_doubles);
 }
 
+/// The first point of [begin, end) where each of the `count` rows (their first elements)
+/// starts a cache line, all of them alike; `end` where they are not alike.
+inline std::int64_t first_whole_line(const double* const* rows, int count, std::int64_t begin,
+                                     std::int64_t end) {
+  const int place = line_position(rows[0] + begin);
+  for (int r = 1; r < count; ++r)
+    if (line_position(rows[r] + begin) != place) return end;
+  return begin + (stream_line_doubles - place) % stream_line_doubles;
+}
+
 /// Writes the 8 doubles of `values` (64-byte aligned) to the line at `line` (64-byte
 /// aligned) without reading it: one AVX-512 store, two AVX or four SSE2 stores.
 inline void stream_line([[maybe_unused]] double* line, [[maybe_unused]] const double* values) {

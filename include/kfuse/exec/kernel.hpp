@@ -569,9 +569,7 @@ struct InnerLoop {
     constexpr int stores = Kernel::row_stores, line = stream_line_doubles;
     double* row[stores];
     for (int w = 0; w < stores; ++w) row[w] = stored.template at<double>(w, outer...);
-    for (int w = 1; w < stores; ++w)
-      if (line_position(row[w]) != line_position(row[0])) return false;
-    const index_t first = begin + (line - line_position(row[0] + begin)) % line;
+    const index_t first = first_whole_line(row, stores, begin, end);
     if (first + line > end) return false;
     const auto ahead = cursor(outer...);
     StreamStage<stores> stage;
