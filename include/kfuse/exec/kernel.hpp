@@ -191,30 +191,58 @@ KOKKOS_INLINE_FUNCTION auto& accumulator_of(const StagedLane<Lane, Stage>& stage
 }
 
 /// A store (a StoreView: its expr, its register slot) whose value goes to line W of the
-/// call's stage instead of memory; forwarded stores keep their register slot.
+/// call's stage instead of memory, as its statement computes it (forwarded stores keep their
+/// register slot too). The kernel loads all its reads first (ReadFile, below), and the stage
+/// is memory the compiler cannot tell from the arrays (InnerLoop::streamed): a store between
+/// a point's loads and their later uses keeps GCC from folding each load into every use as
+/// a memory operand (SWE's sweep: 33 vector loads a line of 8 points instead of 16, most
+/// split over two cache lines; with the stores at the end, or a stage it could see, it folded
+/// them).
 template <int W, class Store>
 struct StreamedStore {
   Store store;
   template <class P, class R, class A>
   KOKKOS_INLINE_FUNCTION void run(const P& p, R& registers, A& staged) const {
     const double value = static_cast<double>(store.expr.eval(p, registers));
-    if constexpr (Store::slot >= 0)
-      register_of<Store::slot>(registers) = value;
-    else
-      staged.stage->line[W][staged.at] = value;
+    if constexpr (Store::slot >= 0) register_of<Store::slot>(registers) = value;
+    staged.stage->line[W][staged.at] = value;
   }
   template <class P, class R, class A>
-  KOKKOS_INLINE_FUNCTION void flush(const P&, R& registers, A& staged) const {
-    if constexpr (Store::slot >= 0)
-      staged.stage->line[W][staged.at] = register_of<Store::slot>(registers);
-  }
+  KOKKOS_INLINE_FUNCTION void flush(const P&, R&, A&) const {}
 };
 template <int W, class Store>
 auto children(const StreamedStore<W, Store>& s) {
   return children(s.store);
 }
 template <int W, class Store>
-struct stores_in_run<StreamedStore<W, Store>> : stores_in_run<Store> {};
+struct stores_in_run<StreamedStore<W, Store>> : std::true_type {};
+template <class S>
+struct is_streamed_store : std::false_type {};
+template <int W, class Store>
+struct is_streamed_store<StreamedStore<W, Store>> : std::true_type {};
+
+/// The reads of a lowered tree, each ParamRead type once, as a ReadFile.
+template <class E, class Found>
+struct collect_reads : fold_children<collect_reads, children_t<E>, Found> {};
+template <int K, class T, int N, class Offsets, class... Reads>
+struct collect_reads<ParamRead<K, T, N, Offsets>, ReadFile<Reads...>> {
+  using Read = ParamRead<K, T, N, Offsets>;
+  using type = std::conditional_t<(std::is_same_v<Read, Reads> || ...), ReadFile<Reads...>,
+                                  ReadFile<Reads..., Read>>;
+};
+
+/// What a kernel of lowered `Body` loads before its statements run (PointIn): with its
+/// stores streamed, every read (they store as they go and read no array they store); else,
+/// where none of its statements stores before `flush`, its views' values at the point.
+template <class Body, class Views, bool Streams = holds_node<is_streamed_store, Body>()>
+struct loads_ahead {
+  using type = typename collect_reads<Body, ReadFile<>>::type;
+};
+template <class Body, class Views>
+struct loads_ahead<Body, Views, false> {
+  using type =
+      std::conditional_t<stores_in_run<Body>::value, NoCentres, typename centres_of<Views>::type>;
+};
 
 /// `list` with its stores of rows streamed, numbered from W in statement order (the order
 /// of stored_rows_of, exec/prefetch.hpp).
@@ -291,17 +319,15 @@ struct GroupKernel {
   auto assuming_squares() const { return under<typename Facts::with_squares>(); }
   auto assuming_owned_columns() const { return under<typename Facts::with_owned_columns>(); }
 
-  // Loads ahead of the statements where none of them stores before `flush`.
-  using Centres =
-      std::conditional_t<stores_in_run<Body>::value, NoCentres, typename centres_of<Views>::type>;
+  using Loaded = typename loads_ahead<Body, Views>::type;
 
   // exec and the operators are forced inline: a host lane loop vectorises only with the whole
   // point inlined into it, and GCC's inliner stops at a size limit that a large group passes
   // (SWE's fused kernel, once its views' loads went first: scalar, 5x slower).
   template <class A>  // Accumulators, or a host call's LaneOf
   KOKKOS_FORCEINLINE_FUNCTION void exec(const Point<N>& point, A& acc) const {
-    const PointIn<N, Views, Facts, Centres> p{
-        point, &views, load_centres(static_cast<Centres*>(nullptr), views, point)};
+    const PointIn<N, Views, Facts, Loaded> p{
+        point, &views, load_ahead(static_cast<Loaded*>(nullptr), views, point)};
     Registers registers;
     body.run(p, registers, acc);
     body.flush(p, registers, acc);
@@ -572,7 +598,12 @@ struct InnerLoop {
     const index_t first = first_whole_line(row, stores, begin, end);
     if (first + line > end) return false;
     const auto ahead = cursor(outer...);
-    StreamStage<stores> stage;
+    // The kernel copied here, the stage a thread's own: the stage's stores then may be any
+    // array's to GCC (StreamedStore: the loads stay in registers) but not the kernel's
+    // pointers and strides (with the kernel reached through `this`, GCC reloaded them and
+    // recomputed every row's address at each line: SWE's loop 129 instructions, not 85).
+    const auto local = staged;
+    static thread_local StreamStage<stores> stage;
     index_t k = first;
     if constexpr (reduces) {
       using Lanes = LaneFile<value_type, host_lanes>;
@@ -585,8 +616,8 @@ struct InnerLoop {
         ahead.reads_at(k);
         KFUSE_INDEPENDENT_LANES
         for (int l = 0; l < line; ++l)
-          staged(outer..., k + l,
-                 StagedLane<LaneOf<Lanes>, decltype(stage)>{{&lanes, l}, &stage, l});
+          local(outer..., k + l,
+                StagedLane<LaneOf<Lanes>, StreamStage<stores>>{{&lanes, l}, &stage, l});
         for (int w = 0; w < stores; ++w) stream_line(row[w] + k, stage.line[w]);
       }
       Lanes rest = lanes;  // as loop's tail: the lanes above stay in registers
@@ -598,7 +629,7 @@ struct InnerLoop {
         ahead.reads_at(k);
         KFUSE_INDEPENDENT_LANES
         for (int l = 0; l < line; ++l)
-          staged(outer..., k + l, StagedLane<NoAccumulators, decltype(stage)>{{}, &stage, l});
+          local(outer..., k + l, StagedLane<NoAccumulators, StreamStage<stores>>{{}, &stage, l});
         for (int w = 0; w < stores; ++w) stream_line(row[w] + k, stage.line[w]);
       }
       partial_points(row, static_cast<NoAccumulators*>(nullptr), begin, first, outer...);

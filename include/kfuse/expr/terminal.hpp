@@ -265,34 +265,59 @@ struct centres_of<ViewFile<ViewSlot<K, T, N>...>> {
   using type = RegisterFile<RegisterSlot<K, T>...>;
 };
 
+/// Every read of a kernel at its offset (each ParamRead type once: ReadSlot<ParamRead>),
+/// loaded before the point's statements run. For kernels whose statements store as they go
+/// (a host call that streams its stores, exec/kernel.hpp): no read then follows a store.
+template <class Read>
+struct ReadSlot {
+  typename Read::value_type value;
+};
+template <class... Reads>
+struct ReadFile : ReadSlot<Reads>... {};
+
+template <class Loaded>
+struct is_read_file : std::false_type {};
+template <class... Reads>
+struct is_read_file<ReadFile<Reads...>> : std::true_type {};
+
 template <class Views, class P>
-KOKKOS_INLINE_FUNCTION NoCentres load_centres(NoCentres*, const Views&, const P&) {
+KOKKOS_INLINE_FUNCTION NoCentres load_ahead(NoCentres*, const Views&, const P&) {
   return {};
 }
 template <int... K, class... T, int... N, class P>
-KOKKOS_INLINE_FUNCTION RegisterFile<RegisterSlot<K, T>...> load_centres(
+KOKKOS_INLINE_FUNCTION RegisterFile<RegisterSlot<K, T>...> load_ahead(
     RegisterFile<RegisterSlot<K, T>...>*, const ViewFile<ViewSlot<K, T, N>...>& views, const P& p) {
   return {RegisterSlot<K, T>{OffsetRead<T, N, zero_offsets<N>>::read(view_of<K>(views), p)}...};
 }
+template <class Views, class P, class... Reads>
+KOKKOS_INLINE_FUNCTION ReadFile<Reads...> load_ahead(ReadFile<Reads...>*, const Views& views,
+                                                     const P& p) {
+  return {ReadSlot<Reads>{Reads::read(view_of<Reads::param>(views), p)}...};
+}
 
 /// A point of a kernel together with the kernel's view file, the facts its
-/// launch checked (PointFacts) and its views' values at the point (centres_of,
-/// or NoCentres where the kernel reads each view as it goes).
-template <int N, class Views, class Facts = PointFacts<>, class Centres = NoCentres>
+/// launch checked (PointFacts) and what it loaded before its statements: its views' values
+/// at the point (centres_of), its every read (a ReadFile), or nothing (NoCentres: the
+/// kernel reads each view as it goes).
+template <int N, class Views, class Facts = PointFacts<>, class Loaded = NoCentres>
 struct PointIn : Point<N> {
   using facts = Facts;
-  static constexpr bool centres_loaded = !std::is_same_v<Centres, NoCentres>;
+  static constexpr bool reads_loaded = is_read_file<Loaded>::value;
+  static constexpr bool centres_loaded = !std::is_same_v<Loaded, NoCentres> && !reads_loaded;
   const Views* views;
-  Centres centres;
+  Loaded loaded;
 };
 
 /// Reads parameter K's array (from the kernel's view file) at point + Offsets.
 template <int K, class T, int N, class Offsets>
 struct ParamRead : OffsetRead<T, N, Offsets> {
+  static constexpr int param = K;
   template <class P, class R>
   KOKKOS_INLINE_FUNCTION T eval(const P& p, R&) const {
-    if constexpr (ParamRead::centre && P::centres_loaded)
-      return register_of<K>(p.centres);
+    if constexpr (P::reads_loaded)
+      return static_cast<const ReadSlot<ParamRead>&>(p.loaded).value;
+    else if constexpr (ParamRead::centre && P::centres_loaded)
+      return register_of<K>(p.loaded);
     else
       return this->read(view_of<K>(*p.views), p);
   }
