@@ -131,15 +131,21 @@ class Kfuse final : public Variant, State {
 
 #if KFUSE_BENCH_COMPILES(REST)
 KFUSE_BENCH_REGISTER(register_workload(Workload{
-    "swe", "2-D shallow water (h, hu, hv), Lax-Friedrichs, periodic, plus total mass per step",
-    1024, 5, 1e-12,
-    [](const Setup& s) { return std::to_string(s.size) + "x" + std::to_string(s.size); }, min_bytes,
-    "benchmarks/workloads/swe/swe.cpp", "benchmarks/workloads/swe/swe_kokkos.cpp",
+    "swe",
+    "2-D shallow water (h, hu, hv), Lax-Friedrichs, periodic, plus total mass per step",
+    1024,
+    5,
+    1e-12,
+    [](const Setup& s) { return std::to_string(s.size) + "x" + std::to_string(s.size); },
+    min_bytes,
+    "benchmarks/workloads/swe/swe.cpp",
+    "benchmarks/workloads/swe/swe_kokkos.cpp",
     // h, hu, hv and the next state. Memory-bound beyond the cache (~60 flops and 4
     // divisions a point: 80-90% of STREAM at the default size), so grown there: at
     // 1024 x 1024 (48 MiB) the state straddled the 32 MiB cache, and times hung on
     // which lines survived (repetitions 0.51-1.49x apart).
-    min_bytes, true}));
+    min_bytes,
+    true}));
 #endif
 KFUSE_BENCH_REGISTER(register_policies<Kfuse>("swe"));
 
