@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -232,15 +233,23 @@ TEST_CASE("a stencil's stores of arrays it does not read stream to memory, the s
   });
   auto in_place = kfuse::fuse(
       u, a, [](auto u, auto a) { return kfuse::assign(a, a - 0.1 * kfuse::shift<1, 0>(u)); });
+  // Reductions of two kinds and types beside a streamed store, each held between lines.
+  kfuse::Scalar<double> peak("peak");
+  kfuse::Scalar<kfuse::index_t> above("above");
+  auto peak_and_count = kfuse::fuse(u, b, peak, above, [](auto u, auto b, auto peak, auto above) {
+    return kfuse::seq(kfuse::assign(b, kfuse::shift<1, 0>(u) - u),
+                      kfuse::reduce(peak, kfuse::reduce_max(b)),
+                      kfuse::reduce(above, kfuse::sum(b > 0.0)));
+  });
   const bool can_stream =
       kfuse::detail::stream_stores_available && KFUSE_HOST_PREFETCH &&
       std::is_same_v<kfuse::detail::default_schedule, kfuse::detail::HostSchedule>;
 
   // Each program from the same inputs, with ordinary stores, then streamed: the same bits.
   struct Run {
-    std::vector<double> v, a, b, a_updated;
-    double res = 0;
-    kfuse::index_t streamed = 0;
+    std::vector<double> v, a, b, a_updated, differences;
+    double res = 0, peak = 0;
+    kfuse::index_t above = 0, streamed = 0;
   };
   const auto run = [&](bool streams) {
     std::optional<FromMemory> from_memory;
@@ -257,6 +266,10 @@ TEST_CASE("a stencil's stores of arrays it does not read stream to memory, the s
     out.v = v.gather(), out.a = a.gather(), out.b = b.gather();
     in_place();
     out.a_updated = a.gather();
+    const kfuse::index_t before_counting = kfuse::detail::streaming_launches();
+    peak_and_count(u, b, peak, above);
+    if (streams && can_stream) CHECK(kfuse::detail::streaming_launches() > before_counting);
+    out.differences = b.gather(), out.peak = peak.value(), out.above = above.value();
     return out;
   };
   const Run plain = run(false), streamed = run(true);
@@ -270,6 +283,9 @@ TEST_CASE("a stencil's stores of arrays it does not read stream to memory, the s
   kfuse_test::check_close(streamed.a_updated, plain.a_updated, 0);
   // The residual's points add in other lanes (their places in a line): close, not the same bits.
   CHECK(streamed.res == doctest::Approx(plain.res).epsilon(1e-13));
+  kfuse_test::check_close(streamed.differences, plain.differences, 0);
+  CHECK(streamed.peak == plain.peak);
+  CHECK(streamed.above == plain.above);
 
   // A stencil of rank 3 streams its rows alike (rows of 23 doubles with the halo).
   kfuse::Grid<3> grid3(kfuse::Comm(), {6, 5, 21});
@@ -295,7 +311,8 @@ TEST_CASE("a stencil's stores of arrays it does not read stream to memory, the s
 
   // And the values are the loops': v, and the residual against u.
   const std::vector<double> u0 = u.gather();
-  double want_res = 0;
+  double want_res = 0, want_peak = -std::numeric_limits<double>::infinity();
+  kfuse::index_t want_above = 0;
   std::vector<double> want_v(u0.size());
   {
     kfuse::Array<double, 2> host(grid, "host");
@@ -308,6 +325,9 @@ TEST_CASE("a stencil's stores of arrays it does not read stream to memory, the s
         const double x = 0.25 * (view(i - 1, j) + view(i + 1, j) + view(i, j - 1) + view(i, j + 1));
         owned.push_back(x);
         want_res += (x - view(i, j)) * (x - view(i, j));
+        const double difference = view(i + 1, j) - view(i, j);
+        want_peak = std::max(want_peak, difference);
+        want_above += difference > 0.0;
       }
     kfuse::Array<double, 2> expected(grid, "expected");
     const auto out = Kokkos::create_mirror_view(expected.view());
@@ -317,9 +337,13 @@ TEST_CASE("a stencil's stores of arrays it does not read stream to memory, the s
     Kokkos::deep_copy(expected.view(), out);
     want_v = expected.gather();
     want_res = grid.comm().allreduce(want_res, kfuse::ReduceOp::sum);
+    want_peak = grid.comm().allreduce(want_peak, kfuse::ReduceOp::max);
+    want_above = grid.comm().allreduce(want_above, kfuse::ReduceOp::sum);
   }
   kfuse_test::check_close(streamed.v, want_v, 1e-15);
   CHECK(streamed.res == doctest::Approx(want_res).epsilon(1e-12));
+  CHECK(streamed.peak == want_peak);
+  CHECK(streamed.above == want_above);
 }
 
 TEST_CASE("arrays made one after another start far apart within a 4 KiB page") {

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -200,19 +201,25 @@ bool sum_over_lanes_streamed(std::int64_t i, std::int64_t begin, std::int64_t en
   constexpr int line = detail::stream_line_doubles, writes = Ahead::writes;
   const std::int64_t first = first_whole_line(ahead, begin, end);
   if (first + line > end) return false;
-  double lane[M][lanes] = {};
+  // The sums held as vectors between lines and copied into an array for each (kfuse's
+  // HeldLanes): GCC keeps an array's sums in registers only across a loop that cannot write
+  // to it, and a streaming store might; they went through the stack at every line.
+  typedef double LaneVector __attribute__((vector_size(sizeof(double) * lanes)));
+  LaneVector held[M] = {};
   alignas(64) static thread_local double stage[writes][line];  // see Stored
   std::int64_t j = first;
   for (; j + line <= end; j += line) {
     ahead.reads_at(j);
+    double lane[M][lanes];
+    std::memcpy(lane, held, sizeof lane);
     KFUSE_INDEPENDENT_LANES
     for (int l = 0; l < line; ++l) body(i, j + l, LaneSums<M>{lane, l}, Staged<writes>{stage, l});
+    std::memcpy(held, lane, sizeof lane);
     for (int w = 0; w < writes; ++w)
       detail::stream_line(const_cast<double*>(ahead.written[w]) + j, stage[w]);
   }
   double rest[M][lanes];
-  for (unsigned m = 0; m < M; ++m)
-    for (int l = 0; l < lanes; ++l) rest[m][l] = lane[m][l];
+  std::memcpy(rest, held, sizeof rest);
   // The points outside whole lines through the stage too, each value then stored as usual:
   // one copy of the body in the loop, as kfuse's (kfuse/exec/kernel.hpp, InnerLoop::streamed).
   const auto partial = [&](std::int64_t k) {

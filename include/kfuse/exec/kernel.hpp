@@ -8,6 +8,7 @@
 // afterwards, one MPI_Allreduce (Comm::allreduce_joined).
 #pragma once
 
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -74,6 +75,10 @@ template <int J, class Op, class T, int L>
 KOKKOS_INLINE_FUNCTION T* lanes_of(LaneSlot<J, Op, T, L>& slot) {
   return slot.lane;
 }
+template <int J, class Op, class T, int L>
+KOKKOS_INLINE_FUNCTION const T* lanes_of(const LaneSlot<J, Op, T, L>& slot) {
+  return slot.lane;
+}
 
 /// L copies of an accumulator file kept slot by slot, each slot's L lanes
 /// side by side, so a vector of consecutive points adds into a vector of one
@@ -96,6 +101,45 @@ struct LaneFile<AccumulatorFile<AccumulatorSlot<J, Op, T>...>, L> : LaneSlot<J, 
     File file;
     ((accumulator_of<J>(file) = lanes_of<J>(*this)[0]), ...);
     return file;
+  }
+};
+
+/// L lanes of T as one value: a GCC vector where T is a number (an array otherwise).
+template <class T, int L, bool = std::is_arithmetic_v<T> && sizeof(T) <= 8>
+struct LaneVector {
+  using type = T[L];
+};
+template <class T, int L>
+struct LaneVector<T, L, true> {
+  typedef T type __attribute__((vector_size(sizeof(T) * L)));
+};
+
+template <int J, class T, int L>
+struct HeldSlot {
+  typename LaneVector<T, L>::type lanes;
+};
+
+/// A LaneFile held as values, each slot's lanes one vector, between the steps of a loop
+/// that copies it into a LaneFile for each step (InnerLoop::streamed). GCC keeps an array's
+/// sums in registers across a loop only where nothing in the loop may write to it, and a
+/// streaming store (a builtin) might: a streamed loop's lanes went through the stack at
+/// every line, a load-add-store chain. A value stays in registers; the step's LaneFile,
+/// copied from it and back, vanishes.
+template <class Lanes>
+struct HeldLanes;
+
+template <int... J, class... Op, class... T, int L>
+struct HeldLanes<LaneFile<AccumulatorFile<AccumulatorSlot<J, Op, T>...>, L>>
+    : HeldSlot<J, T, L>... {
+  using Lanes = LaneFile<AccumulatorFile<AccumulatorSlot<J, Op, T>...>, L>;
+  explicit HeldLanes(const Lanes& lanes) { hold(lanes); }
+  void hold(const Lanes& lanes) {
+    (std::memcpy(&this->HeldSlot<J, T, L>::lanes, lanes_of<J>(lanes), sizeof(T) * L), ...);
+  }
+  Lanes file() const {
+    Lanes lanes;
+    (std::memcpy(lanes_of<J>(lanes), &this->HeldSlot<J, T, L>::lanes, sizeof(T) * L), ...);
+    return lanes;
   }
 };
 
@@ -610,17 +654,20 @@ struct InnerLoop {
       static_assert(host_lanes == stream_line_doubles,
                     "InnerLoop::streamed: host_lanes must equal stream_line_doubles, a lane "
                     "per place in a cache line");
-      Lanes lanes;
-      lanes.init();
+      Lanes start;
+      start.init();
+      HeldLanes<Lanes> held(start);
       for (; k + line <= end; k += line) {
         ahead.reads_at(k);
+        Lanes lanes = held.file();
         KFUSE_INDEPENDENT_LANES
         for (int l = 0; l < line; ++l)
           local(outer..., k + l,
                 StagedLane<LaneOf<Lanes>, StreamStage<stores>>{{&lanes, l}, &stage, l});
+        held.hold(lanes);
         for (int w = 0; w < stores; ++w) stream_line(row[w] + k, stage.line[w]);
       }
-      Lanes rest = lanes;  // as loop's tail: the lanes above stay in registers
+      Lanes rest = held.file();
       partial_points(row, &rest, begin, first, outer...);
       partial_points(row, &rest, k, end, outer...);
       partials[call] = rest.joined();
