@@ -114,6 +114,7 @@ struct LaneVector<T, L, true> {
   typedef T type __attribute__((vector_size(sizeof(T) * L)));
 };
 
+/// Slot J of a HeldLanes: its L lanes as one value.
 template <int J, class T, int L>
 struct HeldSlot {
   typename LaneVector<T, L>::type lanes;
